@@ -1,0 +1,451 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The two-sided clock: a state machine over injected integer-ms time.
+
+Time is never read here: every call carries ``t``, a monotonic ms count from
+the board layer. The clock answers "what happens next, and when"
+(``next_deadline``); the firmware sleeps until then, or a simulator jumps
+straight there, and calls ``tick``. Every action first fires the events due at
+or before its instant, so a press at the flag instant loses to the flag.
+
+Sides are 0 (moves first: Red, White in chess, Black in Go) and 1. Which
+lever is which side is configuration (EQ-1), see ``side_of_lever``.
+
+Events go to a fixed ring that ``pop_event`` drains; nothing in ``press``,
+``release``, ``tick``, ``next_deadline`` or ``left`` allocates.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+from .timecontrol import HOURGLASS, SideTime
+
+# States.
+IDLE = const(0)  # configured, not started
+RUNNING = const(1)
+PAUSED = const(2)
+KNOCKED = const(3)  # EQ-5: tilted, both frozen, waiting for the arbiter
+FLAGGED = const(4)  # a flag fell and both clocks froze
+FINISHED = const(5)  # the arbiter ended the game
+
+STATE_NAMES = ("idle", "running", "paused", "knocked", "flagged", "finished")
+
+# Event kinds (0 is "no event").
+EV_START = const(1)
+EV_PRESS = const(2)  # arg: the presser's time after the press
+EV_WRONG = const(3)  # a press that does not switch; arg: the state (RUNNING: not its turn)
+EV_PAUSE = const(4)
+EV_RESUME = const(5)
+EV_FLAG = const(6)  # arg: 1 if this side flagged first
+EV_CUE = const(7)  # arg: voice cue id
+EV_OVERTIME = const(8)  # main time used up, overtime begins
+EV_PERIOD = const(9)  # a byo-yomi period used up; arg: periods left
+EV_STAGE = const(10)  # a new stage's time was added; arg: stage index
+EV_RECORD = const(11)  # TC-9: shown time went below the threshold
+EV_HELD = const(12)  # EQ-3: lever held down; arg: ms held
+EV_KNOCK = const(13)  # EQ-5: clock knocked over
+EV_PENALTY = const(14)  # arg: ms added (negative: taken)
+EV_FINISH = const(15)
+EV_SET = const(16)  # arbiter set a side's time (EQ-7); arg: main ms
+
+EVENT_NAMES = (
+    "none", "start", "press", "wrong", "pause", "resume", "flag", "cue",
+    "overtime", "period", "stage", "record", "held", "knock", "penalty",
+    "finish", "set",
+)  # fmt: skip
+
+# press() results.
+PRESS_SWITCHED = const(1)
+PRESS_STARTED = const(2)
+PRESS_IGNORED = const(3)
+
+
+class ClockError(ValueError):
+    """An impossible command: refused, and nothing changed."""
+
+
+class Clock:
+    """Two sides' time under one ``TimeControl``."""
+
+    HOLD_MS = 2000  # EQ-3: a lever held this long is reported to the arbiter
+    KNOCK_BONUS_MS = 60000  # EQ-5: the knocker's opponent gets this
+    LOCK_MOVES = 3  # EQ-6: settings lock once both sides made this many moves
+    EVENTS = 32  # event ring size; the app drains it after every call
+
+    def __init__(self, tc, left_side=0):
+        self.tc = tc
+        self.left_side = left_side  # EQ-1: the side whose lever is on the left
+        self.sides = (SideTime(), SideTime())
+        n = self.EVENTS
+        self._ek = [0] * n
+        self._es = [0] * n
+        self._et = [0] * n
+        self._ea = [0] * n
+        self._head = 0
+        self._count = 0
+        self.lost = 0  # events dropped because nobody drained the ring
+        self.late = 0  # calls whose t was earlier than one already seen
+        self.ev_side = 0
+        self.ev_t = 0
+        self.ev_arg = 0
+        self._nk = 0
+        self._ns = 0
+        self.down = [-1, -1]  # when each lever went down, -1: up
+        self._held = [False, False]
+        self.now = 0
+        self._reset()
+
+    def _reset(self):
+        for i in (0, 1):
+            self.tc.reset(self.sides[i], i)
+            self.down[i] = -1
+            self._held[i] = False
+        self.state = IDLE
+        self.run = -1  # the running side, -1: none
+        self.t0 = self.now  # start of the running side's segment
+        self.first_flag = -1
+        self.knocked = False
+        self.knocker = -1
+        self._was = IDLE
+
+    # -- events ----------------------------------------------------------------
+
+    def _emit(self, kind, side, t, arg):
+        n = self.EVENTS
+        if self._count == n:
+            self._head = (self._head + 1) % n
+            self._count -= 1
+            self.lost += 1
+        i = (self._head + self._count) % n
+        self._ek[i] = kind
+        self._es[i] = side
+        self._et[i] = t
+        self._ea[i] = arg
+        self._count += 1
+
+    def pop_event(self):
+        """Next event kind, or 0; its side, time and arg go to ``ev_side``, ``ev_t``, ``ev_arg``."""
+        if not self._count:
+            return 0
+        i = self._head
+        self._head = (i + 1) % self.EVENTS
+        self._count -= 1
+        self.ev_side = self._es[i]
+        self.ev_t = self._et[i]
+        self.ev_arg = self._ea[i]
+        return self._ek[i]
+
+    # -- time ------------------------------------------------------------------
+
+    def _sync(self, t):
+        if t < self.now:
+            self.late += 1
+            t = self.now
+        self.tick(t)
+        return t
+
+    def _commit(self, t):
+        # Charge the running side up to t.
+        if self.state == RUNNING and self.run >= 0:
+            s = self.sides[self.run]
+            used = self.tc.advance(s, t - self.t0)
+            if self.tc.timing == HOURGLASS and used:
+                self.sides[1 - self.run].main += used
+        self.t0 = t
+
+    def next_deadline(self):
+        """Absolute ms of the next thing that will happen by itself, or -1."""
+        best = -1
+        self._nk = 0
+        for i in (0, 1):
+            d = self.down[i]
+            if d >= 0 and not self._held[i]:
+                d += self.HOLD_MS
+                if best < 0 or d < best:
+                    best, self._nk, self._ns = d, EV_HELD, i
+        if self.state != RUNNING:
+            return best
+        side = self.run
+        s = self.sides[side]
+        tc = self.tc
+        t0 = self.t0
+        d = tc.cue_in(s)
+        if d >= 0 and (best < 0 or t0 + d < best):
+            best, self._nk, self._ns = t0 + d, EV_CUE, side
+        d = tc.record_in(s)
+        if d >= 0 and (best < 0 or t0 + d < best):
+            best, self._nk, self._ns = t0 + d, EV_RECORD, side
+        if s.flagged:
+            return best
+        ot = tc.overtime
+        if ot is not None:
+            if not s.ot:
+                d = tc.main_end(s)
+                if best < 0 or t0 + d < best:
+                    best, self._nk, self._ns = t0 + d, EV_OVERTIME, side
+            else:
+                d = ot.boundary_in(s)
+                if d >= 0 and (best < 0 or t0 + d < best):
+                    best, self._nk, self._ns = t0 + d, EV_PERIOD, side
+        d = tc.flag_in(s)
+        if d >= 0 and (best < 0 or t0 + d < best):
+            best, self._nk, self._ns = t0 + d, EV_FLAG, side
+        return best
+
+    def tick(self, t):
+        """Fire everything due at or before ``t``. Returns the events waiting."""
+        while True:
+            nt = self.next_deadline()
+            if nt < 0 or nt > t:
+                break
+            self._fire(self._nk, self._ns, nt)
+        if t > self.now:
+            self.now = t
+        return self._count
+
+    def _fire(self, kind, side, t):
+        if kind == EV_HELD:
+            self._held[side] = True
+            self._emit(EV_HELD, side, t, t - self.down[side])
+            return
+        self._commit(t)
+        s = self.sides[side]
+        if kind == EV_CUE:
+            self._emit(EV_CUE, side, t, self.tc.cue_id(s))
+            s.cue += 1
+        elif kind == EV_RECORD:
+            s.recorded = True
+            self._emit(EV_RECORD, side, t, self.tc.left_ms(s, 0))
+        elif kind == EV_OVERTIME:
+            self._emit(EV_OVERTIME, side, t, 0)
+        elif kind == EV_PERIOD:
+            self.tc.overtime.next_period(s)
+            self._emit(EV_PERIOD, side, t, s.periods)
+        else:
+            self._flag(side, t)
+
+    def _flag(self, side, t):
+        s = self.sides[side]
+        s.flagged = True
+        first = self.first_flag < 0
+        if first:
+            self.first_flag = side
+        self._emit(EV_FLAG, side, t, 1 if first else 0)
+        if self.tc.freezes() or self.sides[1 - side].flagged:
+            self._commit(t)
+            self.state = FLAGGED
+
+    # -- players ---------------------------------------------------------------
+
+    def side_of_lever(self, lever):
+        """EQ-1: lever 0 is the left one, 1 the right one."""
+        return self.left_side if lever == 0 else 1 - self.left_side
+
+    def press(self, side, t):
+        """A lever went down at ``t`` (its first edge). Only the running side switches."""
+        t = self._sync(t)
+        self.down[side] = t
+        self._held[side] = False
+        if self.state == IDLE:  # pressing one's own lever starts the opponent
+            self._start(1 - side, t)
+            return PRESS_STARTED
+        if self.state != RUNNING or side != self.run:
+            self._emit(EV_WRONG, side, t, self.state)
+            return PRESS_IGNORED
+        self._commit(t)
+        s = self.sides[side]
+        if s.flagged:  # play goes on after a flag that did not freeze: no credits
+            s.mu = 0
+            s.moves += 1
+        elif self.tc.complete(s):
+            self._emit(EV_STAGE, side, t, s.stage)
+        self._emit(EV_PRESS, side, t, self.tc.left_ms(s, 0))
+        self.run = 1 - side
+        self.t0 = t
+        self.tick(t)
+        return PRESS_SWITCHED
+
+    def release(self, side, t):
+        """A lever came up."""
+        self._sync(t)
+        self.down[side] = -1
+        self._held[side] = False
+
+    # -- arbiter ---------------------------------------------------------------
+
+    def _start(self, side, t):
+        self.state = RUNNING
+        self.run = side
+        self.t0 = t
+        self._emit(EV_START, side, t, 0)
+        self.tick(t)
+
+    def start(self, t, side=0):
+        """Start a configured clock with ``side`` to move."""
+        t = self._sync(t)
+        if self.state != IDLE:
+            raise ClockError("the clock has already started")
+        self._start(side, t)
+
+    def pause(self, t):
+        t = self._sync(t)
+        if self.state != RUNNING:
+            raise ClockError("the clock is not running")
+        self._commit(t)
+        self.state = PAUSED
+        self._emit(EV_PAUSE, self.run, t, 0)
+
+    def resume(self, t):
+        t = self._sync(t)
+        if self.state not in (PAUSED, KNOCKED):
+            raise ClockError("the clock is not paused")
+        self.state = RUNNING
+        self.knocked = False
+        self.t0 = t
+        self._emit(EV_RESUME, self.run, t, 0)
+        self.tick(t)
+
+    def knock(self, t):
+        """EQ-5: the clock was knocked over; both times stop."""
+        t = self._sync(t)
+        if self.state not in (RUNNING, PAUSED):
+            raise ClockError("the clock is not in play")
+        self._commit(t)
+        self.state = KNOCKED
+        self.knocked = True
+        self.knocker = -1
+        self._emit(EV_KNOCK, self.run, t, 0)
+
+    def assign_knock(self, side, t):
+        """EQ-5: ``side`` knocked the clock; the opponent gets KNOCK_BONUS_MS."""
+        t = self._sync(t)
+        if self.state != KNOCKED:
+            raise ClockError("the clock was not knocked over")
+        if self.knocker >= 0:
+            raise ClockError("the knock was already assigned")
+        self.knocker = side
+        self._adjust(1 - side, self.KNOCK_BONUS_MS, t)
+
+    def adjust(self, side, delta, t):
+        """Add ``delta`` ms to ``side`` (negative takes time; taking too much flags)."""
+        t = self._sync(t)
+        if self.state in (FLAGGED, FINISHED):
+            raise ClockError("the game is over")
+        self._commit(t)
+        self._adjust(side, delta, t)
+        self.tick(t)
+
+    def _adjust(self, side, delta, t):
+        s = self.sides[side]
+        out = self.tc.adjust(s, delta)
+        self._emit(EV_PENALTY, side, t, delta)
+        if out and not s.flagged:
+            self._flag(side, t)
+        else:
+            self._check_record(side, t)
+
+    def _check_record(self, side, t):
+        s = self.sides[side]
+        thr = self.tc.record
+        if thr > 0 and not s.recorded and self.tc.left_ms(s, 0) < thr:
+            s.recorded = True
+            self._emit(EV_RECORD, side, t, self.tc.left_ms(s, 0))
+
+    def finish(self, t):
+        """The arbiter ends the game: both clocks stop."""
+        t = self._sync(t)
+        self._commit(t)
+        self.state = FINISHED
+        self._emit(EV_FINISH, self.run, t, 0)
+
+    def locked(self):
+        """EQ-6: settings are locked once both sides made LOCK_MOVES moves."""
+        a, b = self.sides
+        return a.moves >= self.LOCK_MOVES and b.moves >= self.LOCK_MOVES
+
+    def configure(self, tc, t, override=False):
+        """Load a new time control. Before the start it resets the clock;
+        during a game it keeps each side's time and moves (EQ-6: after three
+        moves each only with ``override``)."""
+        t = self._sync(t)
+        if self.locked() and not override:
+            raise ClockError("settings are locked after three moves each (EQ-6)")
+        if self.state == IDLE:
+            self.tc = tc
+            self._reset()
+            return
+        self._commit(t)
+        old = self.sides
+        self.tc = tc
+        for i in (0, 1):
+            self._load(i, old[i].main, old[i].moves, -1, -1, -1)
+
+    def set_side(self, side, t, main, moves=-1, periods=-1, bank=-1, block=-1):
+        """EQ-7 / arbiter: set ``side``'s main time, and optionally its move
+        count, byo-yomi periods left, Canadian block time and moves left."""
+        t = self._sync(t)
+        if main < 0 or bank < -1:
+            raise ClockError("times cannot be negative")
+        self._commit(t)
+        s = self.sides[side]
+        self._load(side, main, s.moves if moves < 0 else moves, periods, bank, block)
+        self._emit(EV_SET, side, t, main)
+        self._check_record(side, t)
+        self.tick(t)
+
+    def _load(self, side, main, moves, periods, bank, block):
+        tc = self.tc
+        s = self.sides[side]
+        recorded = s.recorded
+        tc.reset(s, side)
+        s.recorded = recorded
+        s.main = main
+        s.moves = moves
+        # Walk the stages to find where move `moves` stands.
+        n = moves
+        while True:
+            st = tc.stages[s.stage]
+            if not st.moves or n < st.moves:
+                break
+            n -= st.moves
+            if s.stage + 1 < len(tc.stages):
+                s.stage += 1
+        s.smoves = n
+        ot = tc.overtime
+        if ot is not None:
+            if periods >= 0:
+                s.periods = periods
+            if bank >= 0:
+                s.bank = bank
+            if block > 0:
+                s.left = block
+            s.ot = main == 0
+
+    def load(self, t, run, state=PAUSED):
+        """EQ-7: after ``set_side`` for both sides, put the replacement clock
+        in ``state`` (PAUSED or RUNNING) with ``run`` to move."""
+        t = self._sync(t)
+        if state not in (PAUSED, RUNNING):
+            raise ClockError("a loaded clock is paused or running")
+        self.run = run
+        self.state = state
+        self.t0 = t
+        self.tick(t)
+
+    # -- what the displays show -------------------------------------------------
+
+    def left(self, side, t):
+        """The ms ``side`` has left at ``t`` (what its display shows)."""
+        s = self.sides[side]
+        if self.state != RUNNING or t <= self.t0:
+            return self.tc.left_ms(s, 0)
+        e = t - self.t0
+        if side == self.run:
+            return self.tc.left_ms(s, e)
+        if self.tc.timing == HOURGLASS:
+            return s.main + self.tc.main_used(self.sides[self.run], e)
+        return self.tc.left_ms(s, 0)

@@ -1,0 +1,420 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The one text syntax for time controls (docs/timecontrol.md).
+
+    15m+10s                      TC-1 Xiangqi rapid
+    40/90m+30s:30m+30s           FIDE classical, two stages
+    20m count 10s                TC-5 Xiangqi voice count (grace 500ms)
+    60m byoyomi 3x60s            TC-6 Go byo-yomi
+    60m canadian 15/10m          TC-7 Canadian overtime
+    5m delay 5s / 5m bronstein 3s / 3m hourglass
+    10m+5s red -40%              TC-4 Red time handicap
+    record 3m / record off       TC-9 threshold
+
+The stage part is a superset of PGN's TimeControl (bare numbers are seconds),
+so ``40/5400+30:1800+30`` parses too. ``parse`` raises ``SpecError`` with the
+column of the mistake; ``format(parse(x))`` is canonical and parses back.
+"""
+
+from .timecontrol import (
+    BRONSTEIN,
+    DELAY,
+    FISCHER,
+    HOURGLASS,
+    RECORD_MS,
+    ByoYomi,
+    Canadian,
+    Count,
+    Stage,
+    TimeControl,
+)
+
+_UNITS = (("h", 3600000), ("ms", 1), ("m", 60000), ("s", 1000))
+_MAX_MS = 100 * 3600000  # nothing on a game clock lasts 100 hours
+
+
+class SpecError(ValueError):
+    """A bad time-control spec. ``pos`` is the 0-based column of the problem."""
+
+    def __init__(self, msg, text="", pos=0):
+        super().__init__("%s (column %d)" % (msg, pos + 1))
+        self.msg = msg
+        self.text = text
+        self.pos = pos
+
+    def pointer(self):
+        """The spec with a caret under the problem, for terminals."""
+        return "%s\n%s^" % (self.text, " " * self.pos)
+
+
+class _Reader:
+    def __init__(self, text):
+        self.text = text
+        self.i = 0
+
+    def fail(self, msg, pos=-1):
+        raise SpecError(msg, self.text, self.i if pos < 0 else pos)
+
+    def skip(self):
+        t = self.text
+        while self.i < len(t) and t[self.i] in " \t,;":
+            self.i += 1
+
+    def done(self):
+        self.skip()
+        return self.i >= len(self.text)
+
+    def peek(self):
+        return self.text[self.i] if self.i < len(self.text) else ""
+
+    def take(self, ch):
+        if self.peek() == ch:
+            self.i += 1
+            return True
+        return False
+
+    def word(self):
+        self.skip()
+        t = self.text
+        j = self.i
+        while j < len(t) and t[j].isalpha():
+            j += 1
+        w = t[self.i : j].lower()
+        self.i = j
+        return w
+
+    def int(self, what):
+        t = self.text
+        j = self.i
+        while j < len(t) and t[j].isdigit():
+            j += 1
+        if j == self.i:
+            self.fail("expected %s" % what)
+        v = int(t[self.i : j])
+        self.i = j
+        return v
+
+    def duration(self, what):
+        """``1h30m``, ``90s``, ``500ms``; a bare number is seconds (PGN)."""
+        start = self.i
+        if not self.peek().isdigit():
+            self.fail("expected %s, such as 10m or 30s" % what)
+        total = 0
+        last = _MAX_MS
+        while self.peek().isdigit():
+            at = self.i
+            n = self.int(what)
+            unit = 0
+            for name, ms in _UNITS:
+                if self.text.startswith(name, self.i):
+                    unit = ms
+                    self.i += len(name)
+                    break
+            if self.peek().isalpha():
+                self.fail("unknown time unit; use h, m, s or ms", at)
+            if not unit:
+                if at != start:
+                    self.fail("a unit is missing", at)
+                unit = 1000  # PGN: seconds
+            if unit >= last:
+                self.fail("units go from large to small, as in 1h30m", at)
+            last = unit
+            total += n * unit
+            if total > _MAX_MS:
+                self.fail("%s is too long" % what, start)
+            if unit == 1000 and at == start and not self.text[at:self.i].endswith("s"):
+                break
+        return total
+
+
+def parse(text):
+    """Parse a spec (or a preset name) into a ``TimeControl``."""
+    if not isinstance(text, str):
+        raise SpecError("a time control is text", "", 0)
+    key = text.strip().lower()
+    if key in PRESETS:
+        return parse(PRESETS[key][0])
+    r = _Reader(text)
+    r.skip()
+    if r.done():
+        r.fail("empty time control")
+    stages = []
+    timing = FISCHER
+    delay = 0
+    if r.take("*"):  # PGN sandclock: "*180"
+        stages.append(Stage(r.duration("the hourglass time")))
+        timing = HOURGLASS
+    else:
+        while True:
+            pos = r.i
+            moves = 0
+            if r.peek().isdigit():
+                moves = r.int("a move count")
+                if r.take("/"):
+                    if not 1 <= moves <= 999:
+                        r.fail("a stage has 1 to 999 moves", pos)
+                else:
+                    moves = 0
+                    r.i = pos
+            base = r.duration("the base time")
+            inc = r.duration("the increment") if r.take("+") else 0
+            if stages and stages[-1].moves == 0:
+                r.fail("only the last stage may leave out its move count", pos)
+            stages.append(Stage(base, inc, moves))
+            if not r.take(":"):
+                break
+    overtime = None
+    handicap = 0
+    record = RECORD_MS
+    freeze = None
+    seen = []
+    while not r.done():
+        pos = r.i
+        w = r.word()
+        if not w:
+            r.fail("unexpected %r" % r.peek())
+        if w in seen:
+            r.fail("%r given twice" % w, pos)
+        seen.append(w)
+        r.skip()
+        if w in ("bronstein", "delay", "hourglass"):
+            if timing != FISCHER:
+                r.fail("only one of bronstein, delay or hourglass", pos)
+            if w == "hourglass":
+                timing = HOURGLASS
+            else:
+                timing = BRONSTEIN if w == "bronstein" else DELAY
+                delay = r.duration("the delay")
+                if delay <= 0:
+                    r.fail("the delay must be positive", pos)
+        elif w in ("count", "byoyomi", "canadian"):
+            if overtime is not None:
+                r.fail("only one overtime: count, byoyomi or canadian", pos)
+            if w == "count":
+                period = r.duration("the count period")
+                if not 1000 <= period <= 60000 or period % 1000:
+                    r.fail("the count period is 1s to 60s in whole seconds", pos)
+                grace = 500
+                r.skip()
+                if r.text.startswith("grace", r.i):
+                    r.word()
+                    r.skip()
+                    grace = r.duration("the grace")
+                    if grace > 5000:
+                        r.fail("the grace is at most 5s", pos)
+                overtime = Count(period, grace)
+            elif w == "byoyomi":
+                n = r.int("the number of periods")
+                if not r.take("x"):
+                    r.fail("expected 'x', as in byoyomi 3x60s")
+                period = r.duration("the period")
+                if not 1 <= n <= 99 or period < 1000 or period % 1000:
+                    r.fail("byo-yomi is 1 to 99 periods of whole seconds", pos)
+                overtime = ByoYomi(n, period)
+            else:
+                n = r.int("the number of moves")
+                if not r.take("/"):
+                    r.fail("expected '/', as in canadian 15/10m")
+                period = r.duration("the block time")
+                if not 1 <= n <= 999 or period < 1000:
+                    r.fail("Canadian is 1 to 999 moves in at least 1s", pos)
+                overtime = Canadian(n, period)
+        elif w in ("red", "black"):
+            sign = r.peek()
+            if sign not in "+-" or not sign:
+                r.fail("expected red -N% or black +N%")
+            r.i += 1
+            pct = r.int("a percentage")
+            if not r.take("%"):
+                r.fail("expected '%'")
+            if (w == "red") != (sign == "-"):
+                r.fail("TC-4 takes time from red (red -40%) or gives it to black (black +40%)", pos)
+            if not 1 <= pct <= 90:
+                r.fail("the handicap is 1% to 90%", pos)
+            if handicap:
+                r.fail("only one handicap", pos)
+            handicap = -pct if w == "red" else pct
+        elif w == "record":
+            if r.text.startswith("off", r.i):
+                r.word()
+                record = 0
+            else:
+                record = r.duration("the recording threshold")
+        elif w == "flag":
+            how = r.word()
+            if how not in ("freeze", "run"):
+                r.fail("expected flag freeze or flag run", pos)
+            freeze = how == "freeze"
+        else:
+            r.fail("unknown word %r" % w, pos)
+    if timing != FISCHER and any(st.inc for st in stages):
+        r.fail("an increment cannot be combined with %s" % ("bronstein", "delay", "hourglass")[timing - 1], 0)
+    if timing == HOURGLASS and len(stages) > 1:
+        r.fail("an hourglass has one stage", 0)
+    for st in stages:
+        if st.base <= 0 and (overtime is None or len(stages) > 1):
+            r.fail("a stage needs time", 0)
+    return TimeControl(stages, timing, delay, overtime, handicap, record, freeze)
+
+
+def fmt_ms(ms):
+    """A duration as players write it: 30s, 60s, 90s, 15m, 90m, 2h, 2m30s, 500ms."""
+    if ms % 1000 == 0:
+        sec = ms // 1000
+        if sec < 120:
+            return "%ds" % sec
+        if sec % 60 == 0:
+            mins = sec // 60
+            if mins % 60 == 0 and mins >= 120:
+                return "%dh" % (mins // 60)
+            return "%dm" % mins
+    out = ""
+    for name, unit in (("h", 3600000), ("m", 60000), ("s", 1000), ("ms", 1)):
+        if ms >= unit:
+            out += "%d%s" % (ms // unit, name)
+            ms %= unit
+    return out
+
+
+def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
+    """The canonical spec of a ``TimeControl``."""
+    parts = []
+    if tc.timing == HOURGLASS:
+        parts.append(fmt_ms(tc.stages[0].base) + " hourglass")
+    else:
+        stages = []
+        for st in tc.stages:
+            s = fmt_ms(st.base)
+            if st.moves:
+                s = "%d/%s" % (st.moves, s)
+            if st.inc:
+                s += "+" + fmt_ms(st.inc)
+            stages.append(s)
+        parts.append(":".join(stages))
+    if tc.timing == BRONSTEIN:
+        parts.append("bronstein " + fmt_ms(tc.delay))
+    elif tc.timing == DELAY:
+        parts.append("delay " + fmt_ms(tc.delay))
+    ot = tc.overtime
+    if ot is not None:
+        if ot.kind == "count":
+            s = "count " + fmt_ms(ot.period)
+            if ot.grace != 500:
+                s += " grace " + fmt_ms(ot.grace)
+            parts.append(s)
+        elif ot.kind == "byoyomi":
+            parts.append("byoyomi %dx%s" % (ot.count, fmt_ms(ot.period)))
+        else:
+            parts.append("canadian %d/%s" % (ot.moves, fmt_ms(ot.period)))
+    if tc.handicap < 0:
+        parts.append("red -%d%%" % -tc.handicap)
+    elif tc.handicap > 0:
+        parts.append("black +%d%%" % tc.handicap)
+    if tc.record != RECORD_MS:
+        parts.append("record " + (fmt_ms(tc.record) if tc.record else "off"))
+    if tc.freeze is not None:
+        parts.append("flag freeze" if tc.freeze else "flag run")
+    return " ".join(parts)
+
+
+# -- presets -------------------------------------------------------------------
+
+# name: (spec, what it is)
+PRESETS = {
+    "xq-rapid": ("15m+10s", "Xiangqi rapid, 15 min +10 s a move (TC-1)"),
+    "xq-rapid-20": ("20m+10s", "Xiangqi rapid, 20 min +10 s a move (TC-1)"),
+    "xq-rapid-25": ("25m+10s", "Xiangqi rapid, 25 min +10 s a move (TC-1)"),
+    "xq-rapid-30": ("30m+10s", "Xiangqi rapid, 30 min +10 s a move (TC-1)"),
+    "xq-blitz": ("5m+5s", "Xiangqi blitz 超快棋, 5 min +5 s a move (TC-2)"),
+    "xq-blitz-10": ("10m+5s", "Xiangqi blitz 超快棋, 10 min +5 s a move (TC-2)"),
+    "xq-count": ("20m count 10s", "20 min, then 10 s a move with the voice count (TC-5)"),
+    "sudden-death": ("30m", "Sudden death 包干制, 30 min, no increment (TC-3)"),
+    "armageddon": ("10m+5s red -40%", "Knock-out decider, Red's base cut by 40 % (TC-4)"),
+    "armageddon-black": ("10m+5s black +40%", "Knock-out decider, Black's base raised by 40 % (TC-4)"),
+    "go-byoyomi": ("60m byoyomi 3x60s", "Go, 60 min then 3 byo-yomi periods of 60 s (TC-6)"),
+    "go-byoyomi-30": ("30m byoyomi 5x30s", "Go, 30 min then 5 periods of 30 s (TC-6b)"),
+    "go-canadian": ("60m canadian 15/10m", "Go, 60 min then 15 moves per 10 min (TC-7)"),
+    "fide": ("40/90m+30s:30m+30s", "FIDE classical: 90 min for 40 moves, then 30 min, +30 s from move 1"),
+    "rapid": ("15m+10s", "Chess rapid, 15 min +10 s"),
+    "blitz": ("3m+2s", "Chess blitz, 3 min +2 s"),
+    "bronstein": ("5m bronstein 3s", "5 min, Bronstein delay 3 s"),
+    "us-delay": ("5m delay 5s", "5 min, simple (US) delay 5 s"),
+    "hourglass": ("3m hourglass", "Hourglass, 3 min each"),
+}
+
+
+# -- other formats ---------------------------------------------------------------
+
+
+def to_pgn(tc):
+    """PGN TimeControl (``1200+10``, ``40/5400+30:1800+30``, ``*180``).
+
+    Raises ValueError for what PGN cannot say (delays, overtime, sub-seconds).
+    """
+    if tc.overtime is not None or tc.timing in (BRONSTEIN, DELAY) or tc.handicap:
+        raise ValueError("PGN TimeControl cannot express %r" % format(tc))
+    for st in tc.stages:
+        if st.base % 1000 or st.inc % 1000:
+            raise ValueError("PGN TimeControl counts whole seconds")
+    if tc.timing == HOURGLASS:
+        return "*%d" % (tc.stages[0].base // 1000)
+    out = []
+    for st in tc.stages:
+        s = "%d" % (st.base // 1000)
+        if st.moves:
+            s = "%d/%s" % (st.moves, s)
+        if st.inc:
+            s += "+%d" % (st.inc // 1000)
+        out.append(s)
+    return ":".join(out)
+
+
+def from_pgn(text):
+    """A PGN TimeControl tag value; None for ``?`` (unknown) and ``-`` (none)."""
+    text = text.strip()
+    if text in ("?", "-", ""):
+        return None
+    for ch in text:
+        if ch not in "0123456789/+:*":
+            raise SpecError("not a PGN TimeControl", text, text.index(ch))
+    return parse(text)
+
+
+def to_sgf(tc):
+    """SGF ``(TM, OT)`` values: main time in seconds and the overtime text."""
+    if len(tc.stages) > 1 or tc.timing != FISCHER or tc.handicap:
+        raise ValueError("SGF TM/OT cannot express %r" % format(tc))
+    st = tc.stages[0]
+    tm = "%d" % (st.base // 1000) if st.base % 1000 == 0 else "%.3f" % (st.base / 1000)
+    ot = tc.overtime
+    if ot is None:
+        return tm, ("%d fischer" % (st.inc // 1000)) if st.inc else ""
+    if st.inc:
+        raise ValueError("SGF OT cannot combine an increment with overtime")
+    if ot.kind == "byoyomi":
+        return tm, "%dx%d byo-yomi" % (ot.count, ot.period // 1000)
+    if ot.kind == "canadian":
+        return tm, "%d/%d Canadian" % (ot.moves, ot.period // 1000)
+    return tm, "%d count" % (ot.period // 1000)
+
+
+def from_sgf(tm, ot=""):
+    """Read SGF ``TM`` and ``OT`` (``3x60 byo-yomi``, ``15/600 Canadian``, ``10 fischer``)."""
+    try:
+        secs = float(tm) if tm else 0.0
+    except ValueError:
+        raise SpecError("TM is not a number", tm, 0)
+    spec = "%dms" % int(secs * 1000 + 0.5)
+    words = ot.strip().lower().replace("-", "").split()
+    if not words:
+        return parse(spec)
+    head = words[0]
+    kind = words[1] if len(words) > 1 else ""
+    if kind == "byoyomi" and "x" in head:
+        return parse(spec + " byoyomi " + head + "s")
+    if kind == "canadian" and "/" in head:
+        return parse(spec + " canadian " + head + "s")
+    if kind == "fischer":
+        return parse(spec + "+" + head + "s")
+    if kind == "count":
+        return parse(spec + " count " + head + "s")
+    raise SpecError("unknown SGF overtime", ot, 0)

@@ -1,0 +1,483 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Time controls (RULES §1) as small policy objects. Integer milliseconds only.
+
+A ``TimeControl`` is an immutable description: stages of main time, how main
+time is credited (Fischer, Bronstein, simple delay, hourglass) and an optional
+overtime policy (Xiangqi count, byo-yomi, Canadian). Each side's mutable state
+is a ``SideTime``. All rules are written as functions of a side's state at the
+start of a *segment* (the last instant the clock committed that side's time)
+and the milliseconds ``e`` elapsed since then; the clock commits a segment on
+every press, pause and event, so nothing depends on how often anyone polls.
+
+Nothing here allocates once a game runs: no tuples built, no floats.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):  # type: ignore[no-redef]
+        return x
+
+
+from . import voice
+
+# How main time is credited.
+FISCHER = const(0)  # +inc after every move (TC-1, TC-2; inc 0 is TC-3 sudden death)
+BRONSTEIN = const(1)  # after a move, credit back the time used, at most the delay
+DELAY = const(2)  # simple (US) delay: main time runs only after the delay
+HOURGLASS = const(3)  # what the mover uses, the opponent gains
+
+TIMING_NAMES = ("fischer", "bronstein", "delay", "hourglass")
+
+# What a side's record-keeping threshold starts at (TC-9: less than 3 min).
+RECORD_MS = const(180000)
+
+
+class Stage:
+    """``moves`` moves (0: the rest of the game) in ``base`` ms, +``inc`` ms per move."""
+
+    def __init__(self, base, inc=0, moves=0):
+        self.base = base
+        self.inc = inc
+        self.moves = moves
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Stage)
+            and self.base == other.base
+            and self.inc == other.inc
+            and self.moves == other.moves
+        )
+
+    def __repr__(self):
+        return "Stage(%d, inc=%d, moves=%d)" % (self.base, self.inc, self.moves)
+
+
+class SideTime:
+    """One side's time. Fields are committed values at the segment start."""
+
+    def __init__(self):
+        self.main = 0  # main time left, ms
+        self.mu = 0  # ms already used in the move in progress
+        self.moves = 0  # completed moves
+        self.stage = 0  # index into TimeControl.stages
+        self.smoves = 0  # moves completed in this stage
+        self.ot = False  # main time used up; overtime runs
+        self.oc = 0  # ms elapsed in the current count / byo-yomi period
+        self.periods = 0  # byo-yomi periods left
+        self.bank = 0  # Canadian: ms left for this block of moves
+        self.left = 0  # Canadian: moves left in this block
+        self.cue = 0  # index of the next voice cue in the current table
+        self.flagged = False
+        self.recorded = False  # TC-9 threshold crossed (latched)
+
+
+class Overtime:
+    """What happens once main time is used up. Subclasses hold the rule."""
+
+    kind = ""
+    resets_count = True  # the period starts afresh with every move
+
+    def reset(self, s):
+        """Fresh state, as at the start of the game."""
+        s.oc = 0
+
+    def flag_in(self, s):
+        """Overtime ms from the segment start until the flag falls."""
+        raise NotImplementedError
+
+    def boundary_in(self, s):
+        """Overtime ms until a non-flag boundary (a period used up), or -1."""
+        return -1
+
+    def advance(self, s, x):
+        """Commit ``x`` ms of overtime in the move in progress."""
+        s.oc += x
+
+    def next_period(self, s):
+        """A period boundary (``boundary_in``) was reached."""
+
+    def complete(self, s):
+        """The move in progress was completed in overtime."""
+        s.oc = 0
+        s.cue = 0
+
+    def left_ms(self, s, x):
+        """The time shown after ``x`` more ms of overtime."""
+        raise NotImplementedError
+
+    def cues(self, s):
+        """The cue table of the current period."""
+        return ()
+
+    def shown_in(self, s):
+        """What the display counts down, at the segment start."""
+        return self.left_ms(s, 0)
+
+
+class Count(Overtime):
+    """TC-5 Xiangqi voice count: every move within ``period`` ms, flag at period + grace."""
+
+    kind = "count"
+
+    def __init__(self, period=10000, grace=500):
+        self.period = period
+        self.grace = grace
+        self.table = voice.count_table(period)
+
+    def flag_in(self, s):
+        return self.period + self.grace - s.oc
+
+    def left_ms(self, s, x):
+        v = self.period - s.oc - x
+        return v if v > 0 else 0
+
+    def cues(self, s):
+        return self.table
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Count)
+            and self.period == other.period
+            and self.grace == other.grace
+        )
+
+
+class ByoYomi(Overtime):
+    """TC-6 Japanese byo-yomi: ``periods`` periods of ``period`` ms, no grace."""
+
+    kind = "byoyomi"
+
+    def __init__(self, periods=3, period=60000):
+        self.count = periods
+        self.period = period
+        self.table = voice.byoyomi_table(period, False)
+        self.table_last = voice.byoyomi_table(period, True)
+
+    def reset(self, s):
+        s.oc = 0
+        s.periods = self.count
+
+    def flag_in(self, s):
+        # The last period reaching its end flags, even with a press at that instant.
+        return s.periods * self.period - s.oc
+
+    def boundary_in(self, s):
+        return self.period - s.oc if s.periods > 1 else -1
+
+    def advance(self, s, x):
+        # The clock fires the boundary (``next_period``) before committing past
+        # it, so a commit may land on the boundary but never crosses it.
+        s.oc += x
+
+    def next_period(self, s):
+        """The current period was used up: a fresh one starts."""
+        s.periods -= 1
+        s.oc -= self.period
+        s.cue = 0
+
+    def left_ms(self, s, x):
+        c = s.oc + x
+        if c >= s.periods * self.period:
+            return 0
+        return self.period - c % self.period
+
+    def cues(self, s):
+        return self.table_last if s.periods <= 1 else self.table
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, ByoYomi)
+            and self.count == other.count
+            and self.period == other.period
+        )
+
+
+class Canadian(Overtime):
+    """TC-7 Canadian: ``moves`` moves within ``period`` ms; unused time carries over."""
+
+    kind = "canadian"
+    resets_count = False
+
+    def __init__(self, moves=15, period=600000):
+        self.moves = moves
+        self.period = period
+
+    def reset(self, s):
+        s.oc = 0
+        s.bank = self.period
+        s.left = self.moves
+
+    def flag_in(self, s):
+        return s.bank
+
+    def advance(self, s, x):
+        s.bank -= x
+
+    def complete(self, s):
+        s.left -= 1
+        if s.left <= 0:  # block done: a fresh block, plus what is left over
+            s.left = self.moves
+            s.bank += self.period
+
+    def left_ms(self, s, x):
+        v = s.bank - x
+        return v if v > 0 else 0
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Canadian)
+            and self.moves == other.moves
+            and self.period == other.period
+        )
+
+
+class TimeControl:
+    """A whole time control. Build it with ``tcspec.parse`` or directly.
+
+    ``stages``: Stage list; the last one repeats when it has a move count.
+    ``timing``/``delay``: FISCHER (stage increments), BRONSTEIN, DELAY, HOURGLASS.
+    ``overtime``: None, Count, ByoYomi or Canadian.
+    ``handicap``: TC-4, percent; negative cuts side 0's first base (Red -40 %),
+    positive adds to side 1's (Black +40 %).
+    ``record``: TC-9 threshold in ms (0: off).
+    ``freeze``: after a flag, stop both clocks (None: freeze unless plain sudden death).
+    """
+
+    def __init__(
+        self,
+        stages,
+        timing=FISCHER,
+        delay=0,
+        overtime=None,
+        handicap=0,
+        record=RECORD_MS,
+        freeze=None,
+    ):
+        self.stages = tuple(stages)
+        self.timing = timing
+        self.delay = delay
+        self.overtime = overtime
+        self.handicap = handicap
+        self.record = record
+        self.freeze = freeze
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, TimeControl)
+            and self.stages == other.stages
+            and self.timing == other.timing
+            and self.delay == other.delay
+            and self.overtime == other.overtime
+            and self.handicap == other.handicap
+            and self.record == other.record
+            and self.freeze == other.freeze
+        )
+
+    def __repr__(self):
+        from . import tcspec
+
+        return "TimeControl(%r)" % tcspec.format(self)
+
+    # -- setup ---------------------------------------------------------------
+
+    def base_for(self, side):
+        """First-stage base for ``side`` with the TC-4 handicap applied."""
+        base = self.stages[0].base
+        h = self.handicap
+        if h < 0 and side == 0:
+            return base - base * -h // 100
+        if h > 0 and side == 1:
+            return base + base * h // 100
+        return base
+
+    def freezes(self):
+        """Whether a flag stops both clocks (issue #2: increment modes freeze)."""
+        if self.freeze is not None:
+            return self.freeze
+        if self.overtime is not None or self.timing != FISCHER:
+            return True
+        for st in self.stages:
+            if st.inc or st.moves:
+                return True
+        return False
+
+    def reset(self, s, side):
+        s.main = self.base_for(side)
+        s.mu = 0
+        s.moves = 0
+        s.stage = 0
+        s.smoves = 0
+        s.ot = False
+        s.cue = 0
+        s.flagged = False
+        s.recorded = False
+        s.periods = 0
+        s.bank = 0
+        s.left = 0
+        if self.overtime is not None:
+            self.overtime.reset(s)
+        else:
+            s.oc = 0
+
+    # -- the time function ---------------------------------------------------
+
+    def _free(self, s):
+        # Simple delay: ms of the move that do not touch main time yet.
+        if self.timing == DELAY and self.delay > s.mu:
+            return self.delay - s.mu
+        return 0
+
+    def main_end(self, s):
+        """Segment ms until main time is used up (0 once in overtime)."""
+        if s.ot:
+            return 0
+        return self._free(s) + s.main
+
+    def main_used(self, s, e):
+        """Main ms consumed by ``e`` ms of this segment."""
+        if s.ot:
+            return 0
+        u = e - self._free(s)
+        if u <= 0:
+            return 0
+        return u if u < s.main else s.main
+
+    def flag_in(self, s):
+        """Segment ms until ``s`` flags, or -1 if it already has.
+
+        While main time runs the overtime state is fresh (the count and period
+        at 0, a full Canadian block), so one formula serves both phases.
+        """
+        if s.flagged:
+            return -1
+        me = self.main_end(s)
+        if self.overtime is None:
+            return me
+        return me + self.overtime.flag_in(s)
+
+    def left_ms(self, s, e):
+        """The time shown for ``s`` after ``e`` ms of running."""
+        if s.flagged:
+            return 0
+        if not s.ot:
+            me = self.main_end(s)
+            if e < me or self.overtime is None:
+                v = s.main - self.main_used(s, e)
+                return v if v > 0 else 0
+            return self.overtime.left_ms(s, e - me)
+        return self.overtime.left_ms(s, e)  # type: ignore[union-attr]
+
+    def record_in(self, s):
+        """Segment ms until the shown time first drops below the TC-9 threshold, or -1."""
+        thr = self.record
+        if thr <= 0 or s.recorded or s.flagged:
+            return -1
+        if not s.ot:
+            v = self.main_end(s) - thr + 1
+            return v if v > 0 else 0
+        v = self.overtime.left_ms(s, 0) - thr + 1  # type: ignore[union-attr]
+        return v if v > 0 else 0
+
+    # -- committing time -----------------------------------------------------
+
+    def advance(self, s, e):
+        """Commit ``e`` ms of the move in progress; return main ms consumed."""
+        used = 0
+        if not s.ot:
+            me = self.main_end(s)
+            if e < me or self.overtime is None:
+                used = self.main_used(s, e)
+                s.main -= used
+                s.mu += e
+                return used
+            used = s.main
+            s.main = 0
+            s.ot = True
+            s.cue = 0
+            s.mu += me
+            e -= me
+        self.overtime.advance(s, e)  # type: ignore[union-attr]
+        s.mu += e
+        return used
+
+    def complete(self, s):
+        """End the move in progress: increments, overtime and stage bookkeeping."""
+        if s.ot:
+            self.overtime.complete(s)  # type: ignore[union-attr]
+        else:
+            st = self.stages[s.stage]
+            if self.timing == FISCHER:
+                s.main += st.inc
+            elif self.timing == BRONSTEIN:
+                s.main += s.mu if s.mu < self.delay else self.delay
+        s.mu = 0
+        s.moves += 1
+        s.smoves += 1
+        st = self.stages[s.stage]
+        new_stage = False
+        if st.moves and s.smoves >= st.moves:
+            if s.stage + 1 < len(self.stages):
+                s.stage += 1
+            s.smoves = 0
+            s.main += self.stages[s.stage].base
+            new_stage = True
+            if s.ot:  # fresh main time ends overtime
+                self.leave_overtime(s)
+        return new_stage
+
+    def leave_overtime(self, s):
+        s.ot = False
+        s.cue = 0
+        ot = self.overtime
+        if ot is not None:
+            periods = s.periods
+            ot.reset(s)
+            if ot.kind == "byoyomi":
+                s.periods = periods  # periods used stay used
+
+    def adjust(self, s, delta):
+        """Add (or take) ``delta`` ms. Returns True if the side is now out of time.
+
+        Main time takes the change; a Canadian side in overtime has it on its
+        block. Taking more than there is flags.
+        """
+        ot = self.overtime
+        if s.ot and ot is not None and ot.kind == "canadian":
+            s.bank += delta
+            return s.bank <= 0
+        if s.ot:  # count or byo-yomi: nothing to take from; a gift is main time
+            if delta > 0:
+                self.leave_overtime(s)
+                s.main = delta
+            return delta < 0
+        s.main += delta
+        if s.main <= 0:
+            s.main = 0
+            return True
+        return False
+
+    def cue_in(self, s):
+        """Segment ms until the next voice cue, or -1. ``s.cue`` indexes it."""
+        ot = self.overtime
+        if ot is None or s.flagged:
+            return -1
+        if s.ot:
+            table = ot.cues(s)
+            if s.cue >= len(table):
+                return -1
+            return table[s.cue][0] - s.oc
+        # Not yet in overtime: the first cue of the fresh period, if any.
+        table = ot.cues(s)
+        if not table:
+            return -1
+        return self.main_end(s) + table[0][0]
+
+    def cue_id(self, s):
+        """The id of the cue ``s.cue`` points at, with k filled in for LEFT."""
+        table = self.overtime.cues(s)  # type: ignore[union-attr]
+        cue = table[s.cue][1]
+        if cue == voice.LEFT:
+            cue += s.periods - 1
+        return cue
