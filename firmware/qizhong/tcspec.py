@@ -22,6 +22,7 @@ from .timecontrol import (
     HOURGLASS,
     RECORD_MS,
     ByoYomi,
+    Overtime,
     Canadian,
     Count,
     Stage,
@@ -162,7 +163,7 @@ def parse(text):
             stages.append(Stage(base, inc, moves))
             if not r.take(":"):
                 break
-    overtime = None
+    overtime = None  # type: Overtime | None
     handicap = 0
     record = RECORD_MS
     freeze = None

@@ -16,7 +16,7 @@ try:
     from micropython import const
 except ImportError:  # CPython
 
-    def const(x):  # type: ignore[no-redef]
+    def const(x):  # type: ignore
         return x
 
 

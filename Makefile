@@ -1,0 +1,49 @@
+# 棋钟 (qizhong). `make sim` runs the clock, `make test` runs every test.
+# Both build .venv from the pinned requirements first.
+
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+SPEC    ?= xq-rapid
+
+.PHONY: all sim test lint typecheck bench mp clean
+
+all: test
+
+$(STAMP): requirements.txt host/pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e host
+	touch $@
+
+venv: $(STAMP)
+
+# The clock in the terminal (until the simulated board lands: the core, live).
+sim: $(STAMP)
+	$(BIN)/qizhong demo "$(SPEC)"
+
+test: lint
+	$(BIN)/pytest -q tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check firmware host tests benchmarks tools
+	$(BIN)/ruff format --check firmware host tests benchmarks tools
+	$(MAKE) --no-print-directory typecheck
+
+# The host against its own code; the firmware against the Pico stubs.
+typecheck: $(STAMP)
+	cd host && ../$(BIN)/mypy --config-file mypy.ini -p qizhong
+	cd firmware && MYPYPATH=../$(VENV)/pico-stubs ../$(BIN)/mypy --config-file mypy.ini \
+	  --custom-typeshed-dir "$$(../$(BIN)/python ../tools/pico_stubs.py ../$(VENV)/pico-stubs)" .
+
+# The core scenarios and the allocation check on the MicroPython interpreter.
+mp: $(STAMP)
+	$(BIN)/micropython tests/mp/run_core.py
+	$(BIN)/micropython tests/mp/heap_check.py
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The steady-state calls allocate nothing on the MicroPython heap.
+
+    micropython tests/mp/heap_check.py
+
+For each time control, a game is played with the heap locked
+(``micropython.heap_lock``): press, release, tick, next_deadline, left and
+pop_event, through increments, stage changes, counts, byo-yomi periods and
+voice cues. Any allocation raises MemoryError and is reported. Prints
+"N passed, M failed"; exit 1 on failure.
+"""
+
+import gc
+import sys
+
+import micropython
+
+import _path
+
+_path.setup(__file__)
+
+from qizhong import clock, tcspec  # noqa: E402
+
+SPECS = (
+    "15m+10s",
+    "2/1m+10s:30s+10s",
+    "1m count 10s",
+    "10s byoyomi 3x60s",
+    "10s byoyomi 5x30s",
+    "10s canadian 3/30s",
+    "1m bronstein 3s",
+    "1m delay 3s",
+    "1m hourglass",
+)
+
+
+THINK = (2500, 9000, 10400, 500, 6000, 59000)  # ms: through counts, cues and periods
+
+
+def play(c, moves):
+    # Side 0 thinks THINK[i] ms per move, side 1 a third of that.
+    t = c.now
+    n = 0
+    shown = 0
+    for i in range(moves):
+        side = c.run
+        dt = THINK[i % len(THINK)]
+        if side:
+            dt //= 3
+        end = t + dt
+        while True:  # sleep to each deadline, as the firmware does
+            d = c.next_deadline()
+            if d < 0 or d >= end:
+                break
+            c.tick(d)
+            shown += c.left(0, d) + c.left(1, d)
+            while c.pop_event():
+                n += 1
+        t = end
+        c.press(side, t)
+        c.release(side, t + 80)
+        while c.pop_event():
+            n += 1
+        if c.state != clock.RUNNING:
+            break
+    return n + shown
+
+
+def check(spec):
+    c = clock.Clock(tcspec.parse(spec))
+    c.start(0)
+    play(c, 20)  # warm up outside the lock
+    c = clock.Clock(tcspec.parse(spec))
+    c.start(0)
+    gc.collect()
+    before = gc.mem_alloc()
+    micropython.heap_lock()
+    try:
+        play(c, 200)
+        err = None
+    except MemoryError as e:
+        err = e
+    micropython.heap_unlock()
+    grew = gc.mem_alloc() - before
+    return err, grew, c.sides[0].moves + c.sides[1].moves
+
+
+def control():
+    # The check must be able to fail: an allocation under the lock is caught.
+    gc.collect()
+    micropython.heap_lock()
+    try:
+        x = [len(SPECS)]
+        caught = x is None
+    except MemoryError:
+        caught = True
+    micropython.heap_unlock()
+    return caught
+
+
+def main():
+    passed = failed = 0
+    if control():
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL  control: an allocation under heap_lock went unnoticed")
+    for spec in SPECS:
+        err, grew, moves = check(spec)
+        if err is None and grew == 0:
+            passed += 1
+            print("ok    %-22s %d moves, 0 bytes allocated" % (spec, moves))
+        else:
+            failed += 1
+            print("FAIL  %-22s %r, heap grew %d bytes" % (spec, err, grew))
+    print("heap: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+sys.exit(main())
