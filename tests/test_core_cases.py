@@ -2,9 +2,9 @@
 """The rule table (cases/core_cases.py) on CPython; tests/mp runs it on MicroPython."""
 
 import pytest
+
 from cases.core_cases import CASES
 from cases.runner import run_case
-
 from qizhong.core import clock, tcspec
 
 

@@ -7,7 +7,6 @@ import subprocess
 
 from cases.core_cases import CASES
 from conftest import ROOT
-
 from qizhong.core import tcspec
 
 

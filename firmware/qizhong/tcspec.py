@@ -22,9 +22,9 @@ from .timecontrol import (
     HOURGLASS,
     RECORD_MS,
     ByoYomi,
-    Overtime,
     Canadian,
     Count,
+    Overtime,  # noqa: F401 - named in a type comment
     Stage,
     TimeControl,
 )
@@ -47,13 +47,19 @@ class SpecError(ValueError):
         return "%s\n%s^" % (self.text, " " * self.pos)
 
 
+def _digit(ch):
+    return "0" <= ch <= "9"  # ASCII only: str.isdigit also takes "¹" and "٣"
+
+
 class _Reader:
     def __init__(self, text):
-        self.text = text
+        self.orig = text
+        low = text.lower()
+        self.text = low if len(low) == len(text) else text  # units and words are case-blind
         self.i = 0
 
     def fail(self, msg, pos=-1):
-        raise SpecError(msg, self.text, self.i if pos < 0 else pos)
+        raise SpecError(msg, self.orig, self.i if pos < 0 else pos)
 
     def skip(self):
         t = self.text
@@ -79,14 +85,14 @@ class _Reader:
         j = self.i
         while j < len(t) and t[j].isalpha():
             j += 1
-        w = t[self.i : j].lower()
+        w = t[self.i : j]
         self.i = j
         return w
 
     def int(self, what):
         t = self.text
         j = self.i
-        while j < len(t) and t[j].isdigit():
+        while j < len(t) and _digit(t[j]):
             j += 1
         if j == self.i:
             self.fail("expected %s" % what)
@@ -97,11 +103,11 @@ class _Reader:
     def duration(self, what):
         """``1h30m``, ``90s``, ``500ms``; a bare number is seconds (PGN)."""
         start = self.i
-        if not self.peek().isdigit():
+        if not _digit(self.peek()):
             self.fail("expected %s, such as 10m or 30s" % what)
         total = 0
         last = _MAX_MS
-        while self.peek().isdigit():
+        while _digit(self.peek()):
             at = self.i
             n = self.int(what)
             unit = 0
@@ -122,7 +128,7 @@ class _Reader:
             total += n * unit
             if total > _MAX_MS:
                 self.fail("%s is too long" % what, start)
-            if unit == 1000 and at == start and not self.text[at:self.i].endswith("s"):
+            if unit == 1000 and at == start and not self.text[at : self.i].endswith("s"):
                 break
         return total
 
@@ -148,7 +154,7 @@ def parse(text):
         while True:
             pos = r.i
             moves = 0
-            if r.peek().isdigit():
+            if _digit(r.peek()):
                 moves = r.int("a move count")
                 if r.take("/"):
                     if not 1 <= moves <= 999:
@@ -172,7 +178,7 @@ def parse(text):
         pos = r.i
         w = r.word()
         if not w:
-            r.fail("unexpected %r" % r.peek())
+            r.fail("unexpected %r: after the stages come words such as count or byoyomi" % r.peek())
         if w in seen:
             r.fail("%r given twice" % w, pos)
         seen.append(w)
@@ -248,9 +254,13 @@ def parse(text):
         else:
             r.fail("unknown word %r" % w, pos)
     if timing != FISCHER and any(st.inc for st in stages):
-        r.fail("an increment cannot be combined with %s" % ("bronstein", "delay", "hourglass")[timing - 1], 0)
-    if timing == HOURGLASS and len(stages) > 1:
-        r.fail("an hourglass has one stage", 0)
+        r.fail(
+            "an increment cannot be combined with %s"
+            % ("bronstein", "delay", "hourglass")[timing - 1],
+            0,
+        )
+    if timing == HOURGLASS and (len(stages) > 1 or stages[0].moves):
+        r.fail("an hourglass has one stage and no move count", 0)
     for st in stages:
         if st.base <= 0 and (overtime is None or len(stages) > 1):
             r.fail("a stage needs time", 0)
@@ -330,11 +340,17 @@ PRESETS = {
     "xq-count": ("20m count 10s", "20 min, then 10 s a move with the voice count (TC-5)"),
     "sudden-death": ("30m", "Sudden death 包干制, 30 min, no increment (TC-3)"),
     "armageddon": ("10m+5s red -40%", "Knock-out decider, Red's base cut by 40 % (TC-4)"),
-    "armageddon-black": ("10m+5s black +40%", "Knock-out decider, Black's base raised by 40 % (TC-4)"),
+    "armageddon-black": (
+        "10m+5s black +40%",
+        "Knock-out decider, Black's base raised by 40 % (TC-4)",
+    ),
     "go-byoyomi": ("60m byoyomi 3x60s", "Go, 60 min then 3 byo-yomi periods of 60 s (TC-6)"),
     "go-byoyomi-30": ("30m byoyomi 5x30s", "Go, 30 min then 5 periods of 30 s (TC-6b)"),
     "go-canadian": ("60m canadian 15/10m", "Go, 60 min then 15 moves per 10 min (TC-7)"),
-    "fide": ("40/90m+30s:30m+30s", "FIDE classical: 90 min for 40 moves, then 30 min, +30 s from move 1"),
+    "fide": (
+        "40/90m+30s:30m+30s",
+        "FIDE classical: 90 min for 40 moves, then 30 min, +30 s from move 1",
+    ),
     "rapid": ("15m+10s", "Chess rapid, 15 min +10 s"),
     "blitz": ("3m+2s", "Chess blitz, 3 min +2 s"),
     "bronstein": ("5m bronstein 3s", "5 min, Bronstein delay 3 s"),

@@ -138,9 +138,7 @@ class Count(Overtime):
 
     def __eq__(self, other):
         return (
-            isinstance(other, Count)
-            and self.period == other.period
-            and self.grace == other.grace
+            isinstance(other, Count) and self.period == other.period and self.grace == other.grace
         )
 
 
@@ -188,9 +186,7 @@ class ByoYomi(Overtime):
 
     def __eq__(self, other):
         return (
-            isinstance(other, ByoYomi)
-            and self.count == other.count
-            and self.period == other.period
+            isinstance(other, ByoYomi) and self.count == other.count and self.period == other.period
         )
 
 

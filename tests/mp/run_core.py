@@ -13,9 +13,8 @@ import _path
 _path.setup(__file__)
 
 from core_cases import CASES  # noqa: E402
-from runner import run_case  # noqa: E402
-
 from qizhong import clock, tcspec  # noqa: E402
+from runner import run_case  # noqa: E402
 
 
 def main():

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The ``qizhong`` command.
+
+Exit codes: 0 done, 1 failed, 2 bad input (a bad spec, a bad option).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+from . import timecontrol as tcs
+
+
+def _parse_spec(text: str) -> tcs.TimeControl | None:
+    try:
+        return tcs.parse(text)
+    except tcs.SpecError as e:
+        print("qizhong: bad time control: %s" % e.msg, file=sys.stderr)
+        print(e.pointer(), file=sys.stderr)
+        return None
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    width = max(len(name) for name in tcs.PRESETS)
+    for name, (spec, about) in tcs.PRESETS.items():
+        print("%-*s  %-22s %s" % (width, name, spec, about))
+    return 0
+
+
+def cmd_tc(args: argparse.Namespace) -> int:
+    tc = _parse_spec(args.spec)
+    if tc is None:
+        return 2
+    print(tcs.spec_of(tc))
+    for line in tcs.describe(tc):
+        print("  " + line)
+    try:
+        print("  PGN TimeControl: %s" % tcs.to_pgn(tc))
+    except ValueError:
+        pass
+    try:
+        tm, ot = tcs.to_sgf(tc)
+        print("  SGF: TM[%s]%s" % (tm, " OT[%s]" % ot if ot else ""))
+    except ValueError:
+        pass
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from . import demo
+
+    return demo.main(args.spec)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="qizhong",
+        description="棋钟 qizhong: a game clock for Xiangqi, Go and chess.",
+    )
+    p.add_argument("--version", action="version", version="qizhong %s" % __version__)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    s = sub.add_parser("presets", help="list the named time controls")
+    s.set_defaults(func=cmd_presets)
+    s = sub.add_parser("tc", help="check a time-control spec and explain it")
+    s.add_argument("spec", help="a spec such as '15m+10s' or a preset name")
+    s.set_defaults(func=cmd_tc)
+    s = sub.add_parser("demo", help="run the clock in this terminal (keys are the levers)")
+    s.add_argument("spec", nargs="?", default="xq-rapid", help="time control (default xq-rapid)")
+    s.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
