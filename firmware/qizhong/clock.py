@@ -157,44 +157,46 @@ class Clock:
                 self.sides[1 - self.run].main += used
         self.t0 = t
 
+    def _earlier(self, best, d, base, kind, side):
+        # Keep the earliest candidate (``base + d``, none if d < 0); ties keep the first.
+        if d < 0:
+            return best
+        d += base
+        if best < 0 or d < best:
+            self._nk = kind
+            self._ns = side
+            return d
+        return best
+
     def next_deadline(self):
-        """Absolute ms of the next thing that will happen by itself, or -1."""
-        best = -1
+        """Absolute ms of the next thing that will happen by itself, or -1.
+
+        Candidates in order of precedence at one instant: held lever, voice
+        cue, TC-9 threshold, overtime, period, flag.
+        """
         self._nk = 0
+        best = -1
         for i in (0, 1):
-            d = self.down[i]
-            if d >= 0 and not self._held[i]:
-                d += self.HOLD_MS
-                if best < 0 or d < best:
-                    best, self._nk, self._ns = d, EV_HELD, i
+            if not self._held[i]:
+                d = self.down[i]
+                best = self._earlier(best, d, self.HOLD_MS if d >= 0 else 0, EV_HELD, i)
         if self.state != RUNNING:
             return best
         side = self.run
         s = self.sides[side]
         tc = self.tc
         t0 = self.t0
-        d = tc.cue_in(s)
-        if d >= 0 and (best < 0 or t0 + d < best):
-            best, self._nk, self._ns = t0 + d, EV_CUE, side
-        d = tc.record_in(s)
-        if d >= 0 and (best < 0 or t0 + d < best):
-            best, self._nk, self._ns = t0 + d, EV_RECORD, side
+        best = self._earlier(best, tc.cue_in(s), t0, EV_CUE, side)
+        best = self._earlier(best, tc.record_in(s), t0, EV_RECORD, side)
         if s.flagged:
             return best
         ot = tc.overtime
         if ot is not None:
             if not s.ot:
-                d = tc.main_end(s)
-                if best < 0 or t0 + d < best:
-                    best, self._nk, self._ns = t0 + d, EV_OVERTIME, side
+                best = self._earlier(best, tc.main_end(s), t0, EV_OVERTIME, side)
             else:
-                d = ot.boundary_in(s)
-                if d >= 0 and (best < 0 or t0 + d < best):
-                    best, self._nk, self._ns = t0 + d, EV_PERIOD, side
-        d = tc.flag_in(s)
-        if d >= 0 and (best < 0 or t0 + d < best):
-            best, self._nk, self._ns = t0 + d, EV_FLAG, side
-        return best
+                best = self._earlier(best, ot.boundary_in(s), t0, EV_PERIOD, side)
+        return self._earlier(best, tc.flag_in(s), t0, EV_FLAG, side)
 
     def tick(self, t):
         """Fire everything due at or before ``t``. Returns the events waiting."""
