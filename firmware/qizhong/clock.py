@@ -110,7 +110,6 @@ class Clock:
         self.first_flag = -1
         self.knocked = False
         self.knocker = -1
-        self._was = IDLE
 
     # -- events ----------------------------------------------------------------
 
@@ -145,7 +144,7 @@ class Clock:
         if t < self.now:
             self.late += 1
             t = self.now
-        self.tick(t)
+        self._run(t, True)
         return t
 
     def _commit(self, t):
@@ -199,14 +198,24 @@ class Clock:
         return self._earlier(best, tc.flag_in(s), t0, EV_FLAG, side)
 
     def tick(self, t):
-        """Fire everything due at or before ``t``. Returns the events waiting."""
-        while True:
+        """Fire everything due at or before ``t``, in time order; return the
+        number of events waiting in the ring.
+
+        Nothing is ever dropped by ``tick``: when the ring fills it stops
+        early, and returns ``EVENTS``. Drain it with ``pop_event`` and call
+        again. (The firmware ticks at every deadline, so this takes a long
+        jump; actions such as ``press`` always run to their instant.)
+        """
+        return self._run(t, False)
+
+    def _run(self, t, force):
+        while force or self._count < self.EVENTS:
             nt = self.next_deadline()
             if nt < 0 or nt > t:
+                if t > self.now:
+                    self.now = t
                 break
             self._fire(self._nk, self._ns, nt)
-        if t > self.now:
-            self.now = t
         return self._count
 
     def _fire(self, kind, side, t):
@@ -268,7 +277,7 @@ class Clock:
         self._emit(EV_PRESS, side, t, self.tc.left_ms(s, 0))
         self.run = 1 - side
         self.t0 = t
-        self.tick(t)
+        self._run(t, True)
         return PRESS_SWITCHED
 
     def release(self, side, t):
@@ -284,7 +293,9 @@ class Clock:
         self.run = side
         self.t0 = t
         self._emit(EV_START, side, t, 0)
-        self.tick(t)
+        self._check_record(0, t)  # TC-9: a control under the threshold marks both at once
+        self._check_record(1, t)
+        self._run(t, True)
 
     def start(self, t, side=0):
         """Start a configured clock with ``side`` to move."""
@@ -309,7 +320,7 @@ class Clock:
         self.knocked = False
         self.t0 = t
         self._emit(EV_RESUME, self.run, t, 0)
-        self.tick(t)
+        self._run(t, True)
 
     def knock(self, t):
         """EQ-5: the clock was knocked over; both times stop."""
@@ -339,7 +350,7 @@ class Clock:
             raise ClockError("the game is over")
         self._commit(t)
         self._adjust(side, delta, t)
-        self.tick(t)
+        self._run(t, True)
 
     def _adjust(self, side, delta, t):
         s = self.sides[side]
@@ -360,6 +371,8 @@ class Clock:
     def finish(self, t):
         """The arbiter ends the game: both clocks stop."""
         t = self._sync(t)
+        if self.state == IDLE:
+            raise ClockError("the clock has not started")
         self._commit(t)
         self.state = FINISHED
         self._emit(EV_FINISH, self.run, t, 0)
@@ -397,7 +410,7 @@ class Clock:
         self._load(side, main, s.moves if moves < 0 else moves, periods, bank, block)
         self._emit(EV_SET, side, t, main)
         self._check_record(side, t)
-        self.tick(t)
+        self._run(t, True)
 
     def _load(self, side, main, moves, periods, bank, block):
         tc = self.tc
@@ -436,7 +449,9 @@ class Clock:
         self.run = run
         self.state = state
         self.t0 = t
-        self.tick(t)
+        self._check_record(0, t)
+        self._check_record(1, t)
+        self._run(t, True)
 
     # -- what the displays show -------------------------------------------------
 

@@ -267,11 +267,15 @@ def parse(text):
     return TimeControl(stages, timing, delay, overtime, handicap, record, freeze)
 
 
-def fmt_ms(ms):
-    """A duration as players write it: 30s, 60s, 90s, 15m, 90m, 2h, 2m30s, 500ms."""
+def fmt_ms(ms, seconds=True):
+    """A duration as players write it: 30s, 60s, 90s, 15m, 90m, 2h, 2m30s, 500ms.
+
+    Below 2 minutes whole seconds read best for periods and increments
+    (``seconds``); a base time of whole minutes reads best in minutes (1m).
+    """
     if ms % 1000 == 0:
         sec = ms // 1000
-        if sec < 120:
+        if sec < 120 and (seconds or sec % 60):
             return "%ds" % sec
         if sec % 60 == 0:
             mins = sec // 60
@@ -290,11 +294,11 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
     """The canonical spec of a ``TimeControl``."""
     parts = []
     if tc.timing == HOURGLASS:
-        parts.append(fmt_ms(tc.stages[0].base) + " hourglass")
+        parts.append(fmt_ms(tc.stages[0].base, False) + " hourglass")
     else:
         stages = []
         for st in tc.stages:
-            s = fmt_ms(st.base)
+            s = fmt_ms(st.base, False)
             if st.moves:
                 s = "%d/%s" % (st.moves, s)
             if st.inc:
@@ -315,13 +319,13 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
         elif ot.kind == "byoyomi":
             parts.append("byoyomi %dx%s" % (ot.count, fmt_ms(ot.period)))
         else:
-            parts.append("canadian %d/%s" % (ot.moves, fmt_ms(ot.period)))
+            parts.append("canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False)))
     if tc.handicap < 0:
         parts.append("red -%d%%" % -tc.handicap)
     elif tc.handicap > 0:
         parts.append("black +%d%%" % tc.handicap)
     if tc.record != RECORD_MS:
-        parts.append("record " + (fmt_ms(tc.record) if tc.record else "off"))
+        parts.append("record " + (fmt_ms(tc.record, False) if tc.record else "off"))
     if tc.freeze is not None:
         parts.append("flag freeze" if tc.freeze else "flag run")
     return " ".join(parts)

@@ -372,6 +372,18 @@ CASES = [
         ],
     ),
     (
+        "TC-9 a control under the threshold marks both sides at the start",
+        [
+            ("new", "2m+1s"),
+            ("start", 500),
+            ("has", "record", 0, 500, 120000),
+            ("has", "record", 1, 500, 120000),
+            ("adjust", 1, 60000, 1000),  # a gain later does not mark again
+            ("press", 0, 2000),
+            ("tick", 10000),
+        ],
+    ),
+    (
         "EQ-1 lever mapping is configuration",
         [
             ("new", "5m", 1),
@@ -630,6 +642,14 @@ CASES = [
             ("state", "finished"),
             ("left", 0, 9000, 299000),
             ("error", ("adjust", 0, 1000, 9000)),
+        ],
+    ),
+    (
+        "Finish before the start is refused",
+        [
+            ("new", "5m"),
+            ("error", ("finish", 0)),
+            ("state", "idle"),
         ],
     ),
 ]
