@@ -14,7 +14,7 @@ all: test
 $(STAMP): requirements.txt host/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e host
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e host
 	touch $@
 
 venv: $(STAMP)
