@@ -133,6 +133,7 @@ def test_tc9_threshold_defaults_to_3_minutes():
         ("5m red 40%", "expected red -N% or black +N%", 8),
         ("3m hourglass 40/1m", "after the stages come words", 14),
         ("40/3m hourglass", "an hourglass has one stage and no move count", 1),
+        ("1m hourglass byoyomi 3x30s", "an hourglass has no overtime", 1),
         ("１５m", "expected the base time", 1),
         ("0", "a stage needs time", 1),
         ("200h", "the base time is too long", 1),
@@ -203,6 +204,8 @@ def time_controls(draw):
             st.builds(Canadian, st.integers(1, 999), whole_s),
         )
     )
+    if timing == HOURGLASS:
+        overtime = None  # refused: what an hourglass gains could never be used
     handicap = draw(st.sampled_from([0, -40, 40, -1, 90]))
     record = draw(st.sampled_from([180000, 0, 60000, 1500]))
     freeze = draw(st.sampled_from([None, True, False]))

@@ -232,6 +232,7 @@ class Clock:
             s.recorded = True
             self._emit(EV_RECORD, side, t, self.tc.left_ms(s, 0))
         elif kind == EV_OVERTIME:
+            self.tc.enter_overtime(s)
             self._emit(EV_OVERTIME, side, t, 0)
         elif kind == EV_PERIOD:
             self.tc.overtime.next_period(s)
@@ -398,6 +399,7 @@ class Clock:
         self.tc = tc
         for i in (0, 1):
             self._load(i, old[i].main, old[i].moves, -1, -1, -1)
+            self._check_record(i, t)
 
     def set_side(self, side, t, main, moves=-1, periods=-1, bank=-1, block=-1):
         """EQ-7 / arbiter: set ``side``'s main time, and optionally its move

@@ -261,6 +261,8 @@ def parse(text):
         )
     if timing == HOURGLASS and (len(stages) > 1 or stages[0].moves):
         r.fail("an hourglass has one stage and no move count", 0)
+    if timing == HOURGLASS and overtime is not None:
+        r.fail("an hourglass has no overtime", 0)
     for st in stages:
         if st.base <= 0 and (overtime is None or len(stages) > 1):
             r.fail("a stage needs time", 0)

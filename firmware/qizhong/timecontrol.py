@@ -371,8 +371,8 @@ class TimeControl:
         if thr <= 0 or s.recorded or s.flagged:
             return -1
         if not s.ot:
-            v = self.main_end(s) - thr + 1
-            return v if v > 0 else 0
+            v = s.main - thr + 1  # shown main time drops below thr after v ms of charging
+            return v + self._free(s) if v > 0 else 0
         v = self.overtime.left_ms(s, 0) - thr + 1  # type: ignore[union-attr]
         return v if v > 0 else 0
 
@@ -383,7 +383,9 @@ class TimeControl:
         used = 0
         if not s.ot:
             me = self.main_end(s)
-            if e < me or self.overtime is None:
+            # Landing exactly on the end of main time stays in main time: the
+            # clock's overtime event (``enter_overtime``) crosses over.
+            if e <= me or self.overtime is None:
                 used = self.main_used(s, e)
                 s.main -= used
                 s.mu += e
@@ -423,6 +425,12 @@ class TimeControl:
                 self.leave_overtime(s)
         return new_stage
 
+    def enter_overtime(self, s):
+        """Main time is used up: the fresh overtime state starts counting."""
+        s.main = 0
+        s.ot = True
+        s.cue = 0
+
     def leave_overtime(self, s):
         s.ot = False
         s.cue = 0
@@ -439,6 +447,8 @@ class TimeControl:
         Main time takes the change; a Canadian side in overtime has it on its
         block. Taking more than there is flags.
         """
+        if delta == 0:
+            return False
         ot = self.overtime
         if s.ot and ot is not None and ot.kind == "canadian":
             s.bank += delta

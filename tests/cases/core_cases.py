@@ -645,6 +645,27 @@ CASES = [
         ],
     ),
     (
+        "Penalty of 0 ms changes nothing, even with no main time",
+        [
+            ("new", "0s byoyomi 3x30s"),
+            ("start", 0),
+            ("adjust", 1, 0, 1000),
+            ("hasnt", "flag"),
+            ("state", "running"),
+        ],
+    ),
+    (
+        "TC-9 and overtime at one instant: both are reported",
+        [
+            ("new", "1m byoyomi 2x30s record 1ms"),
+            ("start", 0),
+            ("tick", 60001),
+            ("has", "record", 0, 60000, None),
+            ("has", "overtime", 0, 60000, 0),
+            ("left", 0, 60001, 29999),
+        ],
+    ),
+    (
         "Finish before the start is refused",
         [
             ("new", "5m"),
