@@ -138,6 +138,7 @@ def test_tc9_threshold_defaults_to_3_minutes():
         ("0", "a stage needs time", 1),
         ("200h", "the base time is too long", 1),
         ("10m flag stop", "expected flag freeze or flag run", 5),
+        ("10m record 500ms", "the recording threshold is 1s or more, or off", 5),
         ("red -40%", "expected the base time", 1),
     ],
 )
@@ -207,7 +208,7 @@ def time_controls(draw):
     if timing == HOURGLASS:
         overtime = None  # refused: what an hourglass gains could never be used
     handicap = draw(st.sampled_from([0, -40, 40, -1, 90]))
-    record = draw(st.sampled_from([180000, 0, 60000, 1500]))
+    record = draw(st.sampled_from([180000, 0, 60000, 1500, 1000]))
     freeze = draw(st.sampled_from([None, True, False]))
     return TimeControl(stages, timing, delay, overtime, handicap, record, freeze)
 
@@ -222,7 +223,12 @@ def test_format_then_parse_is_identity(tc):
 @given(st.integers(0, 100 * 3600 * 1000))
 def test_durations_round_trip(ms):
     text = tcspec.fmt_ms(ms)
-    assert tcspec.parse("1s " + "record " + text).record == ms
+    assert (
+        tcspec.parse("1s count " + text).overtime.period == ms
+        if 1000 <= ms <= 60000 and ms % 1000 == 0
+        else True
+    )
+    assert tcspec.parse("1s+" + text).stages[0].inc == ms
 
 
 @settings(max_examples=300, deadline=None)

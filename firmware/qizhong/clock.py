@@ -365,7 +365,7 @@ class Clock:
     def _check_record(self, side, t):
         s = self.sides[side]
         thr = self.tc.record
-        if thr > 0 and not s.recorded and self.tc.left_ms(s, 0) < thr:
+        if thr > 0 and not s.recorded and not s.flagged and self.tc.left_ms(s, 0) < thr:
             s.recorded = True
             self._emit(EV_RECORD, side, t, self.tc.left_ms(s, 0))
 
@@ -460,7 +460,7 @@ class Clock:
     def left(self, side, t):
         """The ms ``side`` has left at ``t`` (what its display shows)."""
         s = self.sides[side]
-        if self.state != RUNNING or t <= self.t0:
+        if self.state != RUNNING or t <= self.t0 or s.flagged:
             return self.tc.left_ms(s, 0)
         e = t - self.t0
         if side == self.run:

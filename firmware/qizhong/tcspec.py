@@ -246,6 +246,8 @@ def parse(text):
                 record = 0
             else:
                 record = r.duration("the recording threshold")
+                if record < 1000:
+                    r.fail("the recording threshold is 1s or more, or off", pos)
         elif w == "flag":
             how = r.word()
             if how not in ("freeze", "run"):

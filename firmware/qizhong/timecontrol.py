@@ -370,11 +370,13 @@ class TimeControl:
         thr = self.record
         if thr <= 0 or s.recorded or s.flagged:
             return -1
-        if not s.ot:
-            v = s.main - thr + 1  # shown main time drops below thr after v ms of charging
+        ot = self.overtime
+        if not s.ot and (s.main > 0 or ot is None):
+            v = s.main - thr + 1  # main time shows below thr after v ms of charging
             return v + self._free(s) if v > 0 else 0
-        v = self.overtime.left_ms(s, 0) - thr + 1  # type: ignore[union-attr]
-        return v if v > 0 else 0
+        # The overtime display (from main_end on, if main time is still to run out).
+        v = ot.left_ms(s, 0) - thr + 1  # type: ignore[union-attr]
+        return self.main_end(s) + (v if v > 0 else 0)
 
     # -- committing time -----------------------------------------------------
 

@@ -655,14 +655,21 @@ CASES = [
         ],
     ),
     (
-        "TC-9 and overtime at one instant: both are reported",
+        "TC-9 where main time ends: the overtime display counts",
         [
-            ("new", "1m byoyomi 2x30s record 1ms"),
+            ("new", "1m byoyomi 2x40s record 1m"),
             ("start", 0),
-            ("tick", 60001),
-            ("has", "record", 0, 60000, None),
+            ("tick", 60000),
+            ("has", "record", 0, 1, 59999),  # main time shows under 1 min at once
             ("has", "overtime", 0, 60000, 0),
-            ("left", 0, 60001, 29999),
+            ("new", "0s byoyomi 2x60s record 30s"),
+            ("start", 1000),
+            ("hasnt", "record", 0),  # a full 60 s period shows
+            ("tick", 31000),  # "30秒" is due here; the mark is not yet
+            ("hasnt", "record", 0),
+            ("tick", 31001),
+            ("has", "record", 0, 31001, 29999),
+            ("has", "overtime", 0, 1000, 0),
         ],
     ),
     (
