@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
 
-.PHONY: all sim test lint typecheck bench mp clean
+.PHONY: all sim test lint typecheck bench mp clean voice
 
 all: test
 
@@ -44,6 +44,10 @@ mp: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+# The Mandarin voice cues (committed): needs espeak-ng and sox, see firmware/assets/voice.
+voice: $(STAMP)
+	$(BIN)/python tools/make_voice.py firmware/assets/voice
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
