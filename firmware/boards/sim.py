@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The simulated board: the firmware on MicroPython's unix port.
+
+Serial is stdin/stdout (the host puts a pty there, so pyserial sees the same
+bytes as over USB). The physical world is a TCP connection to the host's
+simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
+
+  host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
+                  frame | quit
+  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX
+
+In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
+``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
+deadline, -1 for none) once everything due by T has happened. In real time
+the board reads ticks_ms and the host's lines arrive when they arrive.
+"""
+
+import asyncio
+import os
+import socket
+import sys
+import time
+
+import framebuf
+
+from qizhong import app as A
+from qizhong.lever import DOWN, UP, Lever
+from qizhong.monotonic import Monotonic
+
+INPUTS = 16  # input ring: edges stamped before the loop takes them
+
+
+class Board:
+    def __init__(self):
+        self.virtual = (os.getenv("QIZHONG_TIME") or "virtual") == "virtual"
+        self.left_side = 0
+        self.low_battery = False
+        self.live_display = not self.virtual
+        self.stopped = False
+        self.fb_buf = (bytearray(1024), bytearray(1024))
+        self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)
+        self.levers = (Lever(), Lever())
+        self._kind = [0] * INPUTS
+        self._arg = [0] * INPUTS
+        self._t = [0] * INPUTS
+        self._head = 0
+        self._n = 0
+        self.in_arg = 0
+        self.in_t = 0
+        self._mono = Monotonic(time.ticks_ms, time.ticks_diff)
+        self._now = 0
+        self._want_frame = False
+        self._app = None
+        self._serial_task = None
+        port = int(os.getenv("QIZHONG_WORLD") or "0")
+        self._sock = socket.socket()
+        self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
+        self._world = asyncio.StreamReader(self._sock)
+        self._tell("hello sim 1")
+
+    # -- time --------------------------------------------------------------------
+
+    def now(self):
+        return self._now if self.virtual else self._mono.now()
+
+    async def wait(self, deadline):
+        if self._want_frame:
+            self._want_frame = False
+            self._app.draw(self.now())
+            self._tell("idle %d %d" % (self.now(), deadline))
+        elif self.virtual:
+            self._tell("idle %d %d" % (self._now, deadline))
+        if self.virtual:
+            line = await self._world.readline()
+        else:
+            timeout = deadline - self.now() if deadline >= 0 else 1000
+            try:
+                line = await asyncio.wait_for_ms(self._world.readline(), max(timeout, 0))
+            except asyncio.TimeoutError:
+                return
+        self._world_line(line)
+
+    def _world_line(self, line):
+        words = line.decode().split()
+        if not words:  # the host went away
+            self.stopped = True
+            return
+        op = words[0]
+        if op == "quit":
+            self.stopped = True
+            return
+        if op == "frame":
+            self._want_frame = True
+            return
+        t = int(words[-1]) if self.virtual else self._mono.now()
+        if t < self._now:
+            self._tell("err time runs forward: %d < %d" % (t, self._now))
+            return
+        self._now = t
+        if op == "lever":
+            lever = int(words[1])
+            edge = self.levers[lever].edge(words[2] == "down", t)
+            if edge == DOWN:
+                self._push(A.IN_LEVER_DOWN, lever, t)
+            elif edge == UP:
+                self._push(A.IN_LEVER_UP, lever, t)
+        elif op == "key":
+            if words[1] in A.KEY_NAMES:
+                self._push(A.IN_KEY, A.KEY_NAMES.index(words[1]), t)
+        elif op == "tilt":
+            self._push(A.IN_TILT, 0, t)
+
+    # -- inputs ------------------------------------------------------------------
+
+    def _push(self, kind, arg, t):
+        if self._n == INPUTS:
+            return  # a flood: the oldest inputs stay, as a real FIFO would
+        i = (self._head + self._n) % INPUTS
+        self._kind[i] = kind
+        self._arg[i] = arg
+        self._t[i] = t
+        self._n += 1
+
+    def pop_input(self):
+        if not self._n:
+            return 0
+        i = self._head
+        self._head = (i + 1) % INPUTS
+        self._n -= 1
+        self.in_arg = self._arg[i]
+        self.in_t = self._t[i]
+        return self._kind[i]
+
+    # -- outputs -----------------------------------------------------------------
+
+    def _tell(self, line):
+        self._sock.send((line + "\n").encode())
+
+    def beep(self, on, t):
+        self._tell("beep %d %d" % (t, 1 if on else 0))
+
+    def say(self, cue, t):
+        self._tell("cue %d %d" % (t, cue))
+
+    def show(self, i):
+        self._tell("fb %d %s" % (i, self.fb_buf[i].hex()))
+
+    # -- serial ------------------------------------------------------------------
+
+    def start_serial(self, app):
+        self._app = app
+        self._serial_task = asyncio.create_task(self._serial(app))
+
+    async def _serial(self, app):
+        reader = asyncio.StreamReader(sys.stdin.buffer)
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            text = line.decode().strip()
+            if text:
+                self._write(app.command(text))
+
+    def send_event(self, name, side, t, arg):
+        self._write("ev %s %d %d %d" % (name, side, t, arg))
+
+    def _write(self, line):
+        sys.stdout.write(line + "\n")

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The simulated board: the real firmware on MicroPython's unix port.
+
+``Sim`` starts ``micropython firmware/main.py`` with the sim board. Its serial
+link is a real pty (``serial_path``; pyserial opens it as it would a USB
+port) and its physical world is a TCP connection on 127.0.0.1 carrying lever
+edges, keys and tilt in, and buzzer, voice and display frames out
+(docs/sim.md). In virtual time the harness owns the clock: ``at(t)`` runs the
+firmware up to ``t`` and returns its next deadline, so a two-hour game is
+checked exactly in well under a second.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tty
+from types import TracebackType
+
+import serial
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def repo_root() -> str:
+    """The repository holding firmware/ (the sim runs the firmware's sources)."""
+    return os.path.dirname(os.path.dirname(os.path.realpath(os.path.join(HERE, "core"))))
+
+
+def micropython_path() -> str:
+    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if os.path.exists(exe):
+        return exe
+    return "micropython"
+
+
+class SimError(RuntimeError):
+    """The simulated firmware said something unexpected, or went away."""
+
+
+class Sim:
+    """One simulated clock. Use as a context manager."""
+
+    TIMEOUT_S = 10.0  # a bound on waiting for the firmware, never a sleep
+
+    def __init__(self, virtual: bool = True, firmware: str | None = None) -> None:
+        self.virtual = virtual
+        self.firmware = firmware or os.path.join(repo_root(), "firmware")
+        self.beeps: list[tuple[int, int]] = []
+        self.cues: list[tuple[int, int]] = []
+        self.events: list[tuple[str, int, int, int]] = []
+        self.frames: dict[int, bytes] = {}
+        self.now = 0
+        self.deadline = -1
+        self._buf = b""
+        srv = socket.socket()
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        srv.settimeout(self.TIMEOUT_S)
+        master, slave = os.openpty()
+        tty.setraw(slave)  # no echo, no line editing: the bytes as over USB
+        self.serial_path = os.ttyname(slave)
+        env = dict(os.environ)
+        env["QIZHONG_WORLD"] = str(srv.getsockname()[1])
+        env["QIZHONG_TIME"] = "virtual" if virtual else "real"
+        self.proc = subprocess.Popen(
+            [micropython_path(), os.path.join(self.firmware, "main.py")],
+            stdin=master,
+            stdout=master,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        os.close(master)
+        try:
+            self.world, _ = srv.accept()
+        except OSError:
+            self.close()
+            raise SimError("the firmware did not connect: " + self._stderr())
+        finally:
+            srv.close()
+        self.world.settimeout(self.TIMEOUT_S)
+        self.link = serial.Serial(self.serial_path, timeout=self.TIMEOUT_S)
+        os.close(slave)
+        hello = self._line()
+        if hello != "hello sim 1":
+            raise SimError("unexpected greeting %r" % hello)
+        self._until_idle()
+
+    # -- lifetime --------------------------------------------------------------
+
+    def __enter__(self) -> Sim:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if getattr(self, "world", None) is not None:
+            try:
+                self.world.sendall(b"quit\n")
+            except OSError:
+                pass
+            self.world.close()
+            self.world = None  # type: ignore[assignment]
+        if getattr(self, "link", None) is not None:
+            self.link.close()
+        try:
+            self.proc.wait(timeout=self.TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _stderr(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read().decode(errors="replace")
+
+    # -- the world -------------------------------------------------------------
+
+    def _line(self) -> str:
+        while b"\n" not in self._buf:
+            try:
+                chunk = self.world.recv(65536)
+            except OSError as e:
+                raise SimError("the firmware stopped answering (%s)" % e)
+            if not chunk:
+                raise SimError("the firmware went away:\n" + self._stderr())
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return line.decode()
+
+    def _send(self, line: str) -> int:
+        """Send one world line; collect outputs until the board is idle."""
+        self.world.sendall((line + "\n").encode())
+        return self._until_idle()
+
+    def _until_idle(self) -> int:
+        while True:
+            words = self._line().split()
+            if words[0] == "idle":
+                self.now, self.deadline = int(words[1]), int(words[2])
+                return self.deadline
+            if words[0] == "beep":
+                self.beeps.append((int(words[1]), int(words[2])))
+            elif words[0] == "cue":
+                self.cues.append((int(words[1]), int(words[2])))
+            elif words[0] == "fb":
+                self.frames[int(words[1])] = bytes.fromhex(words[2])
+            else:
+                raise SimError("unexpected from the board: %r" % " ".join(words))
+
+    def at(self, t: int) -> int:
+        """Run the firmware to virtual time ``t``; returns its next deadline."""
+        return self._send("at %d" % t)
+
+    def run_to(self, t: int) -> None:
+        """Step deadline by deadline up to ``t``, as the firmware's own sleep would."""
+        while 0 <= self.deadline < t:
+            self.at(self.deadline)
+        self.at(t)
+
+    def lever(self, lever: int, down: bool, t: int) -> int:
+        return self._send("lever %d %s %d" % (lever, "down" if down else "up", t))
+
+    def press(self, lever: int, t: int, hold: int = 80) -> None:
+        """A press at ``t``, released ``hold`` ms later."""
+        self.run_to(t)
+        self.lever(lever, True, t)
+        self.run_to(t + hold)
+        self.lever(lever, False, t + hold)
+
+    def key(self, name: str, t: int) -> int:
+        self.run_to(t)
+        return self._send("key %s %d" % (name, t))
+
+    def tilt(self, t: int) -> int:
+        self.run_to(t)
+        return self._send("tilt %d" % t)
+
+    def frame(self) -> tuple[bytes, bytes]:
+        """Both displays as they are now (MONO_VLSB, 1024 bytes each)."""
+        self._send("frame")
+        return self.frames[0], self.frames[1]
+
+    # -- the serial link -------------------------------------------------------
+
+    def command(self, line: str) -> str:
+        """Send a command over the pty; collect event lines; return the reply."""
+        self.link.write((line + "\n").encode())
+        while True:
+            raw = self.link.readline()
+            if not raw.endswith(b"\n"):
+                raise SimError("no reply to %r:\n%s" % (line, self._stderr()))
+            text = raw.decode().strip()
+            if text.startswith("ev "):
+                name, side, t, arg = text.split()[1:]
+                self.events.append((name, int(side), int(t), int(arg)))
+                continue
+            return text
+
+    def status(self) -> dict[str, int | str]:
+        """The clock's state now (also collects every event sent before it)."""
+        words = self.command("status").split()
+        keys = "t state run left0 left1 moves0 moves1 periods0 periods1 first_flag".split()
+        out: dict[str, int | str] = {}
+        for k, v in zip(keys, words[1:], strict=True):
+            out[k] = v if k == "state" else int(v)
+        return out
