@@ -17,7 +17,7 @@ the board reads ticks_ms and the host's lines arrive when they arrive.
 
 import asyncio
 import os
-import socket
+import socket  # type: ignore[import-not-found]  # unix port only, not on a Pico
 import sys
 import time
 
@@ -64,7 +64,7 @@ class Board:
         return self._now if self.virtual else self._mono.now()
 
     async def wait(self, deadline):
-        if self._want_frame:
+        if self._want_frame and self._app is not None:
             self._want_frame = False
             self._app.draw(self.now())
             self._tell("idle %d %d" % (self.now(), deadline))
