@@ -54,6 +54,43 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return demo.main(args.spec)
 
 
+def cmd_sim(args: argparse.Namespace) -> int:
+    from . import scenario
+    from .sim import Sim, SimError
+
+    if args.files:
+        failed = 0
+        for path in args.files:
+            try:
+                res = scenario.run_file(path)
+            except scenario.ScenarioError as e:
+                print("ERROR %s" % e)
+                failed += 1
+                continue
+            if res.ok:
+                print("ok    %s (%d expectations)" % (path, res.checked))
+            else:
+                failed += 1
+                print("FAIL  %s" % path)
+                for f in res.failures:
+                    print("      " + f)
+        print("%d passed, %d failed" % (len(args.files) - failed, failed))
+        return 1 if failed else 0
+    try:
+        sim = Sim(virtual=False)
+    except SimError as e:
+        print("qizhong: %s" % e, file=sys.stderr)
+        return 1
+    print(sim.serial_path, flush=True)
+    try:
+        sim.proc.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="qizhong",
@@ -70,10 +107,23 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("demo", help="run the clock in this terminal (keys are the levers)")
     s.add_argument("spec", nargs="?", default="xq-rapid", help="time control (default xq-rapid)")
     s.set_defaults(func=cmd_demo)
+    s = sub.add_parser(
+        "sim",
+        help="the firmware on a simulated board",
+        description="Without files: start a simulated clock in real time and print its "
+        "serial device (pyserial opens it like a USB port). With files: run scenario "
+        "files in virtual time; exit 0 only when every expectation holds.",
+    )
+    s.add_argument("--headless", action="store_true", help="no terminal display (the default)")
+    s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
+    s.set_defaults(func=cmd_sim)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["sim", "run"]:  # `qizhong sim run FILE...`
+        argv = ["sim", *argv[2:]]
     args = build_parser().parse_args(argv)
     return int(args.func(args))
 

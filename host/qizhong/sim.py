@@ -54,6 +54,7 @@ class Sim:
         self.frames: dict[int, bytes] = {}
         self.now = 0
         self.deadline = -1
+        self._releases: list[tuple[int, int]] = []
         self._buf = b""
         srv = socket.socket()
         srv.bind(("127.0.0.1", 0))
@@ -86,7 +87,8 @@ class Sim:
         hello = self._line()
         if hello != "hello sim 1":
             raise SimError("unexpected greeting %r" % hello)
-        self._until_idle()
+        if virtual:
+            self._until_idle()
 
     # -- lifetime --------------------------------------------------------------
 
@@ -162,20 +164,29 @@ class Sim:
         return self._send("at %d" % t)
 
     def run_to(self, t: int) -> None:
-        """Step deadline by deadline up to ``t``, as the firmware's own sleep would."""
+        """Step deadline by deadline up to ``t``, as the firmware's own sleep would;
+        levers due to come up on the way come up at their instants."""
+        while self._releases and self._releases[0][0] <= t:
+            when, lever = self._releases.pop(0)
+            self._step_to(when)
+            self.lever(lever, False, when)
+        self._step_to(t)
+
+    def _step_to(self, t: int) -> None:
         while 0 <= self.deadline < t:
             self.at(self.deadline)
-        self.at(t)
+        if t > self.now:
+            self.at(t)
 
     def lever(self, lever: int, down: bool, t: int) -> int:
         return self._send("lever %d %s %d" % (lever, "down" if down else "up", t))
 
     def press(self, lever: int, t: int, hold: int = 80) -> None:
-        """A press at ``t``, released ``hold`` ms later."""
+        """A press at ``t``; the lever comes up ``hold`` ms later, as time moves on."""
         self.run_to(t)
         self.lever(lever, True, t)
-        self.run_to(t + hold)
-        self.lever(lever, False, t + hold)
+        self._releases.append((t + hold, lever))
+        self._releases.sort()
 
     def key(self, name: str, t: int) -> int:
         self.run_to(t)
