@@ -213,7 +213,7 @@ def _final(sim: Sim, s: Step) -> str:
                 a[1],
                 t,
                 "missing" if not found else "spoken",
-                near,
+                near_cues,
             )
     elif s.op == "expect-beep":
         want = (int(a[0]), 1 if a[1] == "on" else 0)
