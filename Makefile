@@ -19,9 +19,9 @@ $(STAMP): requirements.txt host/pyproject.toml
 
 venv: $(STAMP)
 
-# The clock in the terminal (until the simulated board lands: the core, live).
+# The real firmware on the simulated board, in this terminal.
 sim: $(STAMP)
-	$(BIN)/qizhong demo "$(SPEC)"
+	$(BIN)/qizhong sim --spec "$(SPEC)"
 
 test: lint
 	$(BIN)/pytest -q tests

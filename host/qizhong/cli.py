@@ -76,6 +76,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
                     print("      " + f)
         print("%d passed, %d failed" % (len(args.files) - failed, failed))
         return 1 if failed else 0
+    if not args.headless:
+        from . import term
+
+        return term.main(args.spec)
     try:
         sim = Sim(virtual=False)
     except SimError as e:
@@ -110,11 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "sim",
         help="the firmware on a simulated board",
-        description="Without files: start a simulated clock in real time and print its "
-        "serial device (pyserial opens it like a USB port). With files: run scenario "
-        "files in virtual time; exit 0 only when every expectation holds.",
+        description="Without files: run a simulated clock in real time in this terminal "
+        "(--headless: print its serial device, which pyserial opens like a USB port, "
+        "and run until stopped). With `run FILE...`: run scenario files in virtual "
+        "time; exit 0 only when every expectation holds.",
     )
-    s.add_argument("--headless", action="store_true", help="no terminal display (the default)")
+    s.add_argument(
+        "--headless", action="store_true", help="no display: print the serial device and run"
+    )
+    s.add_argument("--spec", default="xq-rapid", help="time control (default xq-rapid)")
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
     s.set_defaults(func=cmd_sim)
     return p

@@ -56,6 +56,7 @@ class Sim:
         self.deadline = -1
         self._releases: list[tuple[int, int]] = []
         self._buf = b""
+        self._sbuf = b""
         srv = socket.socket()
         srv.bind(("127.0.0.1", 0))
         srv.listen(1)
@@ -145,19 +146,54 @@ class Sim:
         return self._until_idle()
 
     def _until_idle(self) -> int:
-        while True:
-            words = self._line().split()
-            if words[0] == "idle":
-                self.now, self.deadline = int(words[1]), int(words[2])
-                return self.deadline
-            if words[0] == "beep":
-                self.beeps.append((int(words[1]), int(words[2])))
-            elif words[0] == "cue":
-                self.cues.append((int(words[1]), int(words[2])))
-            elif words[0] == "fb":
-                self.frames[int(words[1])] = bytes.fromhex(words[2])
-            else:
-                raise SimError("unexpected from the board: %r" % " ".join(words))
+        while not self._handle(self._line().split()):
+            pass
+        return self.deadline
+
+    def _handle(self, words: list[str]) -> bool:
+        """Record one board line; True for ``idle``."""
+        if words[0] == "idle":
+            self.now, self.deadline = int(words[1]), int(words[2])
+            return True
+        if words[0] == "beep":
+            self.beeps.append((int(words[1]), int(words[2])))
+        elif words[0] == "cue":
+            self.cues.append((int(words[1]), int(words[2])))
+        elif words[0] == "fb":
+            self.frames[int(words[1])] = bytes.fromhex(words[2])
+        else:
+            raise SimError("unexpected from the board: %r" % " ".join(words))
+        return False
+
+    def pump(self) -> None:
+        """Real time: record whatever the board has sent, without waiting."""
+        self.world.setblocking(False)
+        try:
+            while True:
+                chunk = self.world.recv(65536)
+                if not chunk:
+                    raise SimError("the firmware went away")
+                self._buf += chunk
+        except BlockingIOError:
+            pass
+        finally:
+            self.world.settimeout(self.TIMEOUT_S)
+        while b"\n" in self._buf:
+            line, self._buf = self._buf.split(b"\n", 1)
+            if line.strip():
+                self._handle(line.decode().split())
+
+    def read_events(self) -> list[tuple[str, int, int, int]]:
+        """Real time: the event lines waiting on the serial link."""
+        new: list[tuple[str, int, int, int]] = []
+        self._sbuf += self.link.read(self.link.in_waiting or 0)
+        while b"\n" in self._sbuf:
+            raw, self._sbuf = self._sbuf.split(b"\n", 1)
+            words = raw.decode(errors="replace").split()
+            if len(words) == 5 and words[0] == "ev":
+                new.append((words[1], int(words[2]), int(words[3]), int(words[4])))
+        self.events += new
+        return new
 
     def at(self, t: int) -> int:
         """Run the firmware to virtual time ``t``; returns its next deadline."""

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`qizhong sim`: headless on a pty that pyserial opens, and the terminal picture."""
+
+import os
+import subprocess
+import sys
+
+import serial
+
+from qizhong import term
+from qizhong.sim import Sim
+
+
+def test_headless_prints_a_serial_device_that_pyserial_opens():
+    exe = os.path.join(os.path.dirname(sys.executable), "qizhong")
+    proc = subprocess.Popen(
+        [exe, "sim", "--headless"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        path = proc.stdout.readline().strip()
+        assert path.startswith("/dev/pts/")
+        with serial.Serial(path, timeout=10) as link:
+            link.write(b"config 5m+3s\n")
+            assert link.readline() == b"ok config 5m+3s\n"
+            link.write(b"status\n")
+            assert link.readline().startswith(b"status ")
+            link.write(b"nonsense\n")
+            assert link.readline() == b"err unknown command 'nonsense'\n"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_the_terminal_shows_the_firmwares_framebuffers():
+    with Sim() as sim:
+        sim.command("config 15m+10s")
+        sim.key("start", 0)
+        sim.press(0, 9000)
+        left, right = sim.frame()
+    rows = term.to_text(left)
+    assert len(rows) == 16 and all(len(r) == 32 for r in rows)
+    assert any(ch != " " for r in rows[3:] for ch in r)  # the digits are drawn
+    text = term.screen({0: left, 1: right}, ["press red"], "15m+10s")
+    assert "press red" in text and "15m+10s" in text
+    assert term.to_text(bytes(1024)) == [" " * 32] * 16
+
+
+def test_quadrants_map_each_corner():
+    buf = bytearray(1024)
+    buf[0] = 0x0F  # x 0, y 0..3: the top-left 4x4 cell's left half lit
+    assert term.to_text(bytes(buf))[0][0] == "▌"
