@@ -32,6 +32,21 @@ KEY_NAMES = ("", "start", "menu", "plus", "minus", "ok")
 
 SIDE_NAMES = ("red", "black")
 
+# The standalone setup menu (no computer): pick a preset, then edit its first
+# stage's base and increment with plus/minus; ok steps on, menu leaves.
+MENU_OFF = 0
+MENU_PRESET = 1
+MENU_BASE = 2
+MENU_INC = 3
+MENU_PRESETS = (
+    "xq-rapid", "xq-rapid-20", "xq-rapid-25", "xq-rapid-30", "xq-blitz", "xq-blitz-10",
+    "xq-count", "sudden-death", "armageddon", "armageddon-black", "go-byoyomi",
+    "go-byoyomi-30", "go-canadian", "fide", "rapid", "blitz", "bronstein", "us-delay",
+    "hourglass",
+)  # fmt: skip
+BASE_STEP = 60000  # ms per plus/minus on the base
+INC_STEP = 1000  # ms per plus/minus on the increment
+
 
 class App:
     BEEP_MS = 2000  # TC-8: the time-out buzzer sounds this long
@@ -43,6 +58,9 @@ class App:
         self.faces = (Face(board.fb[0]), Face(board.fb[1]))
         self.beep_until = -1
         self.drawn = -1  # when the displays were last drawn
+        self.menu = MENU_OFF
+        self.menu_i = 0  # index into MENU_PRESETS
+        self.menu_tc = tc
 
     # -- the loop --------------------------------------------------------------
 
@@ -85,6 +103,10 @@ class App:
     def draw(self, now):
         b = self.board
         c = self.clock
+        if self.menu:
+            self.draw_menu()
+            self.drawn = now
+            return
         for i in (0, 1):  # display 0 is the left one
             self.faces[i].draw(c, c.side_of_lever(i), now, b.low_battery)
             b.show(i)
@@ -110,7 +132,13 @@ class App:
 
     def on_key(self, key, t):
         c = self.clock
-        if key == KEY_START:
+        if self.menu:
+            self.menu_key(key, t)
+        elif key == KEY_MENU and c.state == C.IDLE:
+            self.menu = MENU_PRESET
+            self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
+            self.drawn = -1
+        elif key == KEY_START:
             if c.state == C.IDLE:
                 c.start(t, 0)
             elif c.state == C.RUNNING:
@@ -119,6 +147,53 @@ class App:
                 c.resume(t)
         elif c.state == C.KNOCKED and key in (KEY_PLUS, KEY_MINUS):
             c.assign_knock(c.side_of_lever(0 if key == KEY_PLUS else 1), t)
+
+    # -- the standalone setup menu ---------------------------------------------
+
+    def menu_key(self, key, t):
+        self.drawn = -1
+        if key == KEY_MENU:  # leave, nothing changed
+            self.menu = MENU_OFF
+            return
+        step = 1 if key == KEY_PLUS else -1 if key == KEY_MINUS else 0
+        tc = self.menu_tc
+        st = tc.stages[0]
+        if self.menu == MENU_PRESET and step:
+            self.menu_i = (self.menu_i + step) % len(MENU_PRESETS)
+            self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
+        elif self.menu == MENU_BASE and step:
+            st.base = max(BASE_STEP, st.base + step * BASE_STEP)
+        elif self.menu == MENU_INC and step:
+            st.inc = max(0, st.inc + step * INC_STEP)
+        elif key in (KEY_OK, KEY_START):
+            if self.menu == MENU_PRESET:
+                self.menu = MENU_BASE
+            elif self.menu == MENU_BASE and tc.timing == tcspec.FISCHER:
+                self.menu = MENU_INC
+            else:  # done: the clock takes the edited control
+                self.menu = MENU_OFF
+                self.clock.configure(tc, t, False)
+                self.board.send_event("config", -1, t, 0)
+
+    def draw_menu(self):
+        tc = self.menu_tc
+        st = tc.stages[0]
+        lines = (
+            ("SETUP", MENU_PRESETS[self.menu_i], tcspec.format(tc)[:16]),
+            (
+                ("> " if self.menu == MENU_PRESET else "  ") + "preset",
+                ("> " if self.menu == MENU_BASE else "  ")
+                + "base "
+                + tcspec.fmt_ms(st.base, False),
+                ("> " if self.menu == MENU_INC else "  ") + "inc " + tcspec.fmt_ms(st.inc),
+            ),
+        )
+        for i in (0, 1):
+            fb = self.board.fb[i]
+            fb.fill(0)
+            for row, text in enumerate(lines[i]):
+                fb.text(text, 0, 8 + 16 * row, 1)
+            self.board.show(i)
 
     # -- outputs ---------------------------------------------------------------
 
