@@ -19,6 +19,7 @@ def main():
     game = os.path.join(HERE, "core_game.py")
     run([sys.executable, game])
     run([os.path.join(BIN, "micropython"), game])
+    run([sys.executable, os.path.join(HERE, "firmware.py")])
     return 0
 
 

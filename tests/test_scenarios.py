@@ -73,3 +73,20 @@ def test_a_two_hour_game_runs_in_virtual_time_quickly():
     wall = time.perf_counter() - start
     assert st["moves0"] + st["moves1"] == 120
     assert wall < 10  # the target is 2 s; the benchmark reports the figure
+
+
+def test_stepping_deadline_by_deadline_gives_the_same_outputs_as_jumping():
+    # The firmware's own loop sleeps to each deadline; a jump must not differ.
+    outputs = []
+    for step in (False, True):
+        with Sim() as sim:
+            sim.step = step
+            sim.command("override 1m byoyomi 2x30s")
+            sim.key("start", 0)
+            for t in (25000, 31000, 95000, 101000):
+                sim.press(t // 1000 % 2, t)
+            sim.run_to(200000)
+            sim.status()
+            outputs.append((sim.cues, sim.beeps, sim.events))
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0][0]) > 10  # readings were spoken

@@ -13,7 +13,7 @@ the framed protocol.
 """
 
 from . import clock as C
-from . import tcspec, voice
+from . import tcspec
 from .face import Face
 
 # Board input kinds.
@@ -254,8 +254,14 @@ class App:
                 reply = "ok finish"
             elif op == "status":
                 reply = self.status(now)
-            elif op == "cues":
-                reply = "ok cues " + " ".join(voice.cue_text(k) for k in (1, 10))
+            elif op == "mem":  # heap figures: "mem collect" collects first
+                import gc
+
+                if len(words) > 1 and words[1] == "collect":
+                    gc.collect()
+                elif len(words) > 1 and words[1] in ("hold", "release"):
+                    gc.disable() if words[1] == "hold" else gc.enable()  # for measuring
+                reply = "ok mem %d %d" % (gc.mem_alloc(), gc.mem_free())
             else:
                 reply = "err unknown command %r" % op
         except tcspec.SpecError as e:

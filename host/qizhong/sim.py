@@ -45,7 +45,11 @@ class Sim:
 
     TIMEOUT_S = 10.0  # a bound on waiting for the firmware, never a sleep
 
-    def __init__(self, virtual: bool = True, firmware: str | None = None) -> None:
+    def __init__(
+        self, virtual: bool = True, firmware: str | None = None, options: tuple[str, ...] = ()
+    ) -> None:
+        """``firmware``: a folder with main.py (default: the repository's);
+        ``options``: interpreter options such as ``("-X", "heapsize=64k")``."""
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
@@ -55,6 +59,7 @@ class Sim:
         self.now = 0
         self.deadline = -1
         self._releases: list[tuple[int, int]] = []
+        self.step = False  # True: run_to moves deadline by deadline
         self._buf = b""
         self._sbuf = b""
         srv = socket.socket()
@@ -68,7 +73,7 @@ class Sim:
         env["QIZHONG_WORLD"] = str(srv.getsockname()[1])
         env["QIZHONG_TIME"] = "virtual" if virtual else "real"
         self.proc = subprocess.Popen(
-            [micropython_path(), os.path.join(self.firmware, "main.py")],
+            [micropython_path(), *options, os.path.join(self.firmware, "main.py")],
             stdin=master,
             stdout=master,
             stderr=subprocess.PIPE,
@@ -200,8 +205,10 @@ class Sim:
         return self._send("at %d" % t)
 
     def run_to(self, t: int) -> None:
-        """Step deadline by deadline up to ``t``, as the firmware's own sleep would;
-        levers due to come up on the way come up at their instants."""
+        """Run the firmware to ``t``; levers due to come up on the way come up
+        at their instants. With ``step`` set, time moves deadline by deadline,
+        as the firmware's own sleep does; otherwise in one jump (the clock
+        fires everything due in order, each at its own instant, either way)."""
         while self._releases and self._releases[0][0] <= t:
             when, lever = self._releases.pop(0)
             self._step_to(when)
@@ -209,7 +216,7 @@ class Sim:
         self._step_to(t)
 
     def _step_to(self, t: int) -> None:
-        while 0 <= self.deadline < t:
+        while self.step and 0 <= self.deadline < t:
             self.at(self.deadline)
         if t > self.now:
             self.at(t)

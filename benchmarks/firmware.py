@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The firmware on the simulated board: heap, allocation, speed (numbers only).
+
+    .venv/bin/python benchmarks/firmware.py
+
+- heap in use after boot (from source, and compiled with mpy-cross);
+- bytes allocated per virtual second while a clock runs (no presses), and per
+  press, GC held off during the measurement; the sim board's own line
+  parsing is included, so these are upper bounds for the Pico;
+- wall time of a 2-hour game in virtual time, through the pty and the world link;
+- whether the firmware boots and plays under ``micropython -X heapsize=64k``.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "host"))
+
+from qizhong.sim import Sim, SimError, micropython_path  # noqa: E402
+
+
+def mpy_firmware(dest):
+    """firmware/ with every module but main.py compiled by mpy-cross."""
+    cross = os.path.join(os.path.dirname(micropython_path()), "mpy-cross")
+    src = os.path.join(ROOT, "firmware")
+    for folder, _, files in os.walk(src):
+        rel = os.path.relpath(folder, src)
+        os.makedirs(os.path.join(dest, rel), exist_ok=True)
+        for name in files:
+            path = os.path.join(folder, name)
+            if name.endswith(".py") and name != "main.py":
+                out = os.path.join(dest, rel, name[:-3] + ".mpy")
+                subprocess.run([cross, "-o", out, path], check=True)
+            elif name == "main.py":
+                shutil.copy(path, os.path.join(dest, rel, name))
+    return dest
+
+
+def mem(sim, how=""):
+    return int(sim.command(("mem " + how).strip()).split()[2])
+
+
+def boot_heap(firmware=None):
+    with Sim(firmware=firmware) as sim:
+        return mem(sim, "collect")
+
+
+def steady_allocation():
+    with Sim() as sim:
+        sim.command("config 90m+30s")
+        sim.key("start", 0)
+        sim.run_to(1000)
+        mem(sim, "collect")
+        mem(sim, "hold")
+        a0 = mem(sim)
+        base = mem(sim) - a0  # what one mem command itself costs
+        sim.at(61000)  # one minute of running, one world step
+        a1 = mem(sim)
+        per_minute = a1 - a0 - base
+        t = 61000
+        p0 = mem(sim)
+        for i in range(10):
+            t += 5000
+            sim.press(i % 2, t)
+        sim.run_to(t + 100)
+        p1 = mem(sim)
+        mem(sim, "release")
+        return per_minute / 60.0, (p1 - p0 - base) / 10.0
+
+
+def two_hour_game():
+    start = time.perf_counter()
+    with Sim() as sim:
+        sim.command("config 50m byoyomi 5x60s")
+        sim.key("start", 0)
+        t = 0
+        for i in range(120):
+            t += 59000 + (i * 7919) % 2000
+            sim.press(i % 2, t)
+        sim.run_to(2 * 3600 * 1000)
+        cues = len(sim.cues)
+    return time.perf_counter() - start, cues
+
+
+def small_heap(firmware=None, size="64k"):
+    try:
+        with Sim(firmware=firmware, options=("-X", "heapsize=" + size)) as sim:
+            sim.command("config 15m+10s")
+            sim.key("start", 0)
+            for i in range(40):
+                sim.press(i % 2, 1000 * (i + 1))
+            return "runs: %s, heap in use %d bytes" % (
+                sim.status()["state"],
+                mem(sim, "collect"),
+            )
+    except SimError as e:
+        return "does not run (%s)" % str(e).strip().splitlines()[-1]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        compiled = mpy_firmware(tmp)
+        print("heap in use after boot, from source:      %6d bytes" % boot_heap())
+        print("heap in use after boot, mpy-cross build:  %6d bytes" % boot_heap(compiled))
+        per_s, per_press = steady_allocation()
+        print("allocated per second, clock running:      %8.1f bytes (GC held)" % per_s)
+        print("allocated per press (event line + sim):   %8.1f bytes" % per_press)
+        wall, cues = two_hour_game()
+        print("2-hour byo-yomi game, 120 moves, %d cues:  %.2f s wall" % (cues, wall))
+        for size in ("64k", "96k", "128k"):
+            print("-X heapsize=%-4s from source:     %s" % (size, small_heap(None, size)))
+            print("-X heapsize=%-4s mpy-cross build: %s" % (size, small_heap(compiled, size)))
+
+
+if __name__ == "__main__":
+    main()
