@@ -49,3 +49,28 @@ def test_quadrants_map_each_corner():
     buf = bytearray(1024)
     buf[0] = 0x0F  # x 0, y 0..3: the top-left 4x4 cell's left half lit
     assert term.to_text(bytes(buf))[0][0] == "▌"
+
+
+def test_the_firmwares_displays_export_as_png(tmp_path):
+    import struct
+    import zlib
+
+    with Sim() as sim:
+        sim.command("config xq-count")
+        sim.key("start", 0)
+        sim.run_to(1203500)  # Red in the count: 3.5 s elapsed, the digit 3
+        path = tmp_path / "count.png"
+        sim.png(str(path), scale=2)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width > 2 * 128 * 2 and height > 64 * 2
+    idat = data[data.index(b"IDAT") + 4 :]
+    assert (
+        len(
+            zlib.decompress(
+                idat[: struct.unpack(">I", data[data.index(b"IDAT") - 4 : data.index(b"IDAT")])[0]]
+            )
+        )
+        > 0
+    )

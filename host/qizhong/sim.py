@@ -244,6 +244,14 @@ class Sim:
         self._send("frame")
         return self.frames[0], self.frames[1]
 
+    def png(self, path: str, scale: int = 4) -> None:
+        """Both displays as they are now, side by side as on the clock, to a PNG."""
+        from . import png
+
+        left, right = self.frame()
+        with open(path, "wb") as f:
+            f.write(png.side_by_side(left, right, scale=scale))
+
     # -- the serial link -------------------------------------------------------
 
     def command(self, line: str) -> str:
