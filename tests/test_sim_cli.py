@@ -65,12 +65,8 @@ def test_the_firmwares_displays_export_as_png(tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert width > 2 * 128 * 2 and height > 64 * 2
-    idat = data[data.index(b"IDAT") + 4 :]
-    assert (
-        len(
-            zlib.decompress(
-                idat[: struct.unpack(">I", data[data.index(b"IDAT") - 4 : data.index(b"IDAT")])[0]]
-            )
-        )
-        > 0
-    )
+    n = struct.unpack(">I", data[33:37])[0]  # the IDAT chunk follows IHDR
+    assert data[37:41] == b"IDAT"
+    rows = zlib.decompress(data[41 : 41 + n])
+    assert len(rows) == height * (1 + 3 * width)  # filter byte + RGB per row
+    assert data.endswith(b"IEND\xaeB`\x82")
