@@ -44,9 +44,10 @@ def test_bad_scenario_lines_say_where(text, message):
 
 
 def test_a_press_is_charged_at_its_first_edge_and_bounce_never_switches_twice():
-    # Contacts chatter for 30 ms after the first edge: one press, charged at that edge.
+    # Contacts chatter for 18 ms after the first edge (inside the 20 ms window):
+    # one press, charged at that edge.
     steps = scenario.parse(
-        "config 5m\nat 0 key start\nat 10000 bounce left 9\n"
+        "config 5m\nat 0 key start\nat 10000 bounce left 5\n"
         "expect 10100 time red 290000\nexpect 10100 moves red 1\nexpect 10100 run black\n"
     )
     with Sim() as sim:

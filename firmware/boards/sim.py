@@ -63,7 +63,21 @@ class Board:
     def now(self):
         return self._now if self.virtual else self._mono.now()
 
+    def _settle(self, t):
+        # Report what a lever's bounce window hid, stamped at its edge.
+        for i in (0, 1):
+            lv = self.levers[i]
+            edge = lv.settle(t)
+            if edge == DOWN:
+                self._push(A.IN_LEVER_DOWN, i, lv.t)
+            elif edge == UP:
+                self._push(A.IN_LEVER_UP, i, lv.t)
+
     async def wait(self, deadline):
+        for lv in self.levers:  # a lever to settle is a deadline too
+            d = lv.settle_at()
+            if d >= 0 and (deadline < 0 or d < deadline):
+                deadline = d
         if self._want_frame and self._app is not None:
             self._want_frame = False
             self._app.draw(self.now())
@@ -77,6 +91,7 @@ class Board:
             try:
                 line = await asyncio.wait_for_ms(self._world.readline(), max(timeout, 0))
             except asyncio.TimeoutError:
+                self._settle(self._mono.now())
                 return
         self._world_line(line)
 
@@ -97,6 +112,7 @@ class Board:
             self._tell("err time runs forward: %d < %d" % (t, self._now))
             return
         self._now = t
+        self._settle(t)
         if op == "lever":
             lever = int(words[1])
             edge = self.levers[lever].edge(words[2] == "down", t)

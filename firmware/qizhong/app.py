@@ -134,7 +134,7 @@ class App:
         c = self.clock
         if self.menu:
             self.menu_key(key, t)
-        elif key == KEY_MENU and c.state == C.IDLE:
+        elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             self.menu = MENU_PRESET
             self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
             self.drawn = -1
@@ -145,6 +145,7 @@ class App:
                 c.pause(t)
             elif c.state in (C.PAUSED, C.KNOCKED):
                 c.resume(t)
+            # flagged or finished: the result stays up; the menu starts the next game
         elif c.state == C.KNOCKED and key in (KEY_PLUS, KEY_MINUS):
             c.assign_knock(c.side_of_lever(0 if key == KEY_PLUS else 1), t)
 
@@ -208,6 +209,8 @@ class App:
             if kind == C.EV_CUE:
                 b.say(c.ev_arg, t)
             elif kind == C.EV_FLAG or kind == C.EV_KNOCK:
+                if 0 <= self.beep_until <= t:  # the last beep ended before this one
+                    b.beep(False, self.beep_until)
                 b.beep(True, t)  # TC-8, EQ-5
                 self.beep_until = t + self.BEEP_MS
             b.send_event(C.EVENT_NAMES[kind], c.ev_side, t, c.ev_arg)
@@ -246,9 +249,17 @@ class App:
             elif op == "knock":
                 c.assign_knock(_side(words[1]), now)
                 reply = "ok knock"
-            elif op == "set":
-                c.set_side(_side(words[1]), now, int(words[2]))
+            elif op == "set":  # set SIDE MS [MOVES [PERIODS]] (EQ-7)
+                more = [int(w) for w in words[3:5]] + [-1, -1]
+                c.set_side(_side(words[1]), now, int(words[2]), more[0], more[1])
                 reply = "ok set"
+            elif op == "levers":  # levers red|black: whose lever is the left one (EQ-1)
+                c.left_side = _side(words[1])
+                self.drawn = -1
+                reply = "ok levers " + SIDE_NAMES[c.left_side]
+            elif op == "new":  # a new game under the same control
+                c.configure(c.tc, now, True)
+                reply = "ok new"
             elif op == "finish":
                 c.finish(now)
                 reply = "ok finish"

@@ -388,12 +388,12 @@ class Clock:
         during a game it keeps each side's time and moves (EQ-6: after three
         moves each only with ``override``)."""
         t = self._sync(t)
-        if self.locked() and not override:
-            raise ClockError("settings are locked after three moves each (EQ-6)")
-        if self.state == IDLE:
+        if self.state in (IDLE, FLAGGED, FINISHED):  # a new game
             self.tc = tc
             self._reset()
             return
+        if self.locked() and not override:
+            raise ClockError("settings are locked after three moves each (EQ-6)")
         self._commit(t)
         old = self.sides
         self.tc = tc
@@ -409,6 +409,10 @@ class Clock:
             raise ClockError("times cannot be negative")
         self._commit(t)
         s = self.sides[side]
+        if periods < 0:  # what is not given stays as it is
+            periods = s.periods
+        if bank < 0 and s.ot:
+            bank, block = s.bank, s.left
         self._load(side, main, s.moves if moves < 0 else moves, periods, bank, block)
         self._emit(EV_SET, side, t, main)
         self._check_record(side, t)

@@ -90,6 +90,8 @@ def parse(text: str, path: str = "<scenario>") -> list[Step]:
             if op not in ("press", "lever", "bounce", "hold", "key", "tilt", "host", "refuse"):
                 raise ScenarioError(path, n, "unknown action %r" % op)
             steps.append(Step(n, t, op, args))
+            if op == "bounce":
+                last = t + 100  # the bounce's release
     return steps
 
 
@@ -129,6 +131,8 @@ def run(steps: list[Step], sim: Sim, path: str = "<scenario>") -> Result:
             res.failures.append("%s: %s" % (where, msg))
         if s.op.startswith("expect-"):
             res.checked += 1
+    if later:  # outputs are checked once the run has reached every time they name
+        sim.run_to(max(int(s.args[0]) for s in later) + 1)
     sim.status()  # collect every event sent so far
     for s in later:
         res.checked += 1
