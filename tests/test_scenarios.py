@@ -73,7 +73,7 @@ def test_a_two_hour_game_runs_in_virtual_time_quickly():
         st = sim.status()
     wall = time.perf_counter() - start
     assert st["moves0"] + st["moves1"] == 120
-    assert wall < 10  # the target is 2 s; the benchmark reports the figure
+    assert wall < 4  # target 2 s (measured ~0.6 s); slack for a loaded CI machine
 
 
 def test_stepping_deadline_by_deadline_gives_the_same_outputs_as_jumping():
