@@ -1,0 +1,535 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Raspberry Pi Pico board: the firmware on the real clock.
+
+Pins come from ``pins.py``, generated from hardware/pinout.csv. The interface
+is the one ``boards/__init__.py`` describes and ``sim.py`` implements.
+
+Levers (the only input whose instant is charged)
+    Each lever pin has a hard IRQ on both edges. The handler reads
+    ``ticks_ms()`` and the pin level, then applies qizhong.lever's rule: the
+    first edge is the press, and edges within ``Lever.BOUNCE_MS`` of an
+    accepted edge are ignored. The rule runs on the raw ticks with
+    ``ticks_diff``, which is safe across wraparound. An accepted edge goes
+    into a ring of preallocated int lists as (kind, lever, raw ticks), and the
+    handler sets a ThreadSafeFlag. It allocates nothing.
+
+    The IRQ never calls ``Monotonic.now()``. That call is a read-modify-write
+    of the loop's count, and an IRQ landing inside it would corrupt the count.
+    ``Lever.edge`` itself would need a count that never wraps (``t - last``),
+    and an IRQ cannot read one safely. So the stamp stays raw until
+    ``pop_input`` converts it against the loop's last reading:
+    ``t = ms + ticks_diff(raw_edge, raw_ms)``, where ``now()`` read ``ms`` from
+    ``raw_ms``. ``pop_input`` returns only the edges stamped at or before that
+    reading. Later ones wait for the next pass, so no input is dated after the
+    app's ``now``.
+
+    Limits: the handler uses the level it reads, so an edge that has bounced
+    back before the handler runs counts at the next edge (microseconds later).
+    A gap of more than half the tick period (2**29 ms, about 6.2 days) since a
+    lever's last accepted edge looks negative to ``ticks_diff`` and is taken as
+    long ago. If the loop falls ``RING - 1`` accepted edges behind, a further
+    edge is lost and counted in ``lost``. The debounce state still follows the
+    pin, so the next edge is right.
+
+Keys and tilt
+    These are polled in the loop every ``POLL_MS``. A new level counts once it
+    has held for ``KEY_MS`` (``TILT_MS`` for the ball switch). The input is
+    stamped when it is confirmed. Keys are not time-critical, and a knock is
+    charged at most ``TILT_MS + POLL_MS`` late.
+
+Waiting
+    ``wait(deadline)`` loops: poll, then ``asyncio.wait_for_ms`` on the flag,
+    for at most ``POLL_MS`` and never past the deadline. A lever edge or a
+    serial command wakes it at once. It returns on an input, at the deadline,
+    or after ``IDLE_MS`` when there is no deadline (so an idle face still
+    refreshes). A machine.Timer one-shot at the deadline would also work, but
+    the keys need polling anyway, so the loop wakes every ``POLL_MS``
+    regardless.
+
+Voice
+    ``machine.I2S`` in non-blocking mode: ``irq(callback)`` is set, so
+    ``write`` returns at once and the callback runs in scheduler context
+    when the DMA IRQ has copied the chunk into the I2S ring (``ibuf``). The
+    callback reads the next ``CHUNK`` of the cue's .pcm from flash into one
+    preallocated buffer and writes it. ``say`` only queues the cue id (a ring
+    with one writer on each side) and, when nothing plays, schedules a kick.
+    Every other change to the voice state happens in scheduler context, where
+    callbacks run to completion, so nothing needs locking. After a cue comes
+    one chunk of zeros. rp2's DMA feeder takes samples only from a ring
+    holding at least 128 bytes, so without that padding the last ones would
+    wait for the next cue. The amplifier (MAX98357A SD pin) goes on with the
+    first chunk. It goes off ``AMP_HOLD_MS`` after the last chunk, once the
+    ring has played out. (The alternative, an asyncio.StreamWriter on the
+    I2S, slices and joins bytes in ``write``, allocating for every chunk.)
+
+Displays
+    Two SSD1309 panels, at 0x3C on I2C0 and I2C1, driven by ssd1306.py. The
+    framebuffers are the drivers' own prefixed buffers, so a frame is one
+    ``writeto`` and nothing is allocated. At 400 kHz a frame takes about 23 ms,
+    so ``show`` skips a frame identical to the last one it sent (re-sending
+    every ``RESEND_MS`` anyway). A display that fails is retried every
+    ``RETRY_MS`` and does not stop the clock.
+
+Battery
+    GP29 reads VSYS/3 through ADC3 (plain Pico; the Pico W shares that pin
+    with its radio). The average of 8 readings is taken every ``BATTERY_MS``.
+    ``low_battery`` sets below ``LOW_MV`` and clears above ``OK_MV``.
+
+Serial
+    USB CDC: ``asyncio.StreamReader(sys.stdin.buffer)``, read one byte at a
+    time so a half-typed line never blocks the loop. Commands and events use
+    the same line protocol as sim.py. Ctrl-C still interrupts, so mpremote can
+    take over.
+"""
+
+import asyncio
+import sys
+from time import ticks_add, ticks_diff, ticks_ms
+
+import framebuf
+import micropython
+from machine import ADC, I2C, I2S, PWM, Pin
+from micropython import const
+
+from qizhong import app as A
+from qizhong import voice
+from qizhong.lever import Lever
+from qizhong.monotonic import Monotonic
+
+from . import pins
+from .ssd1306 import SSD1306
+
+BOUNCE_MS = Lever.BOUNCE_MS  # 20: the lever rule, applied in the IRQ
+RING = const(16)  # lever edges between two loop passes (accepted edges only)
+INPUTS = const(8)  # keys and tilt, pushed by the loop itself
+POLL_MS = const(10)
+KEY_MS = const(20)
+TILT_MS = const(50)
+IDLE_MS = const(1000)
+
+I2C_HZ = const(400_000)
+OLED_ADDR = const(0x3C)  # both panels; one per bus
+RESEND_MS = const(5000)
+RETRY_MS = const(3000)
+
+BEEP_HZ = const(2700)  # a typical piezo resonance
+BEEP_DUTY = const(32768)  # 50 %
+
+VOICE_DIR = "/assets/voice"  # firmware/assets/voice, copied to the Pico's root
+RATE = const(8000)
+CHUNK = const(1024)  # 64 ms of 8 kHz 16-bit mono
+IBUF = const(4096)  # the I2S ring: 256 ms
+CUES = const(4)  # cue queue (3 waiting)
+AMP_HOLD_MS = const(400)
+
+BATTERY_MS = const(2000)
+LOW_MV = const(3500)
+OK_MV = const(3700)
+ADC_MV = const(3 * 3300)  # VSYS = 3 x ADC, full scale 3.3 V
+
+KEYS = (
+    (pins.KEY_START, A.KEY_START),
+    (pins.KEY_MENU, A.KEY_MENU),
+    (pins.KEY_PLUS, A.KEY_PLUS),
+    (pins.KEY_MINUS, A.KEY_MINUS),
+    (pins.KEY_OK, A.KEY_OK),
+)
+_TILT = const(5)  # index of the tilt switch in the polled inputs
+
+
+def vsys_raw(mv):
+    """The ADC reading (read_u16) for a VSYS of ``mv`` millivolts."""
+    return mv * 65535 // ADC_MV
+
+
+class Board:
+    def __init__(self, voice_dir=VOICE_DIR):
+        self.left_side = 0
+        self.low_battery = False
+        self.live_display = True
+        self.stopped = False
+        self.in_arg = 0
+        self.in_t = 0
+        self.lost = 0  # lever edges dropped by a full ring
+        self.vsys_mv = 0
+
+        # Time: the loop's last reading, ms from raw ticks _ref_raw.
+        self._ticks = ticks_ms
+        self._read = ticks_ms()
+        self._mono = Monotonic(self._tick, ticks_diff)
+        self._ref_ms = 0
+        self._ref_raw = self._read
+        self._flag = asyncio.ThreadSafeFlag()
+        self._wake = False
+
+        # Levers: IRQ state and the edge ring (the IRQ writes _w, the loop _r).
+        self._levers = (
+            Pin(pins.LEVER_LEFT, Pin.IN, Pin.PULL_UP),
+            Pin(pins.LEVER_RIGHT, Pin.IN, Pin.PULL_UP),
+        )
+        self._down = [1 - p.value() for p in self._levers]
+        self._last = [ticks_add(self._read, -BOUNCE_MS)] * 2
+        self._ek = [0] * RING
+        self._el = [0] * RING
+        self._et = [self._read] * RING
+        self._w = 0
+        self._r = 0
+        trigger = Pin.IRQ_FALLING | Pin.IRQ_RISING
+        self._levers[0].irq(self._irq_left, trigger, hard=True)
+        self._levers[1].irq(self._irq_right, trigger, hard=True)
+
+        # Keys and tilt: polled, debounced; their own ring, loop only.
+        self._polled = tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n, _ in KEYS) + (
+            Pin(pins.TILT, Pin.IN, Pin.PULL_UP),
+        )
+        self._level = [self._polled[j].value() for j in range(_TILT + 1)]
+        self._since = [-1] * (_TILT + 1)
+        self._kind = [0] * INPUTS
+        self._arg = [0] * INPUTS
+        self._t = [0] * INPUTS
+        self._head = 0
+        self._n = 0
+
+        # Displays: 0 the left one.
+        buses = (
+            I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=I2C_HZ),
+            I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=I2C_HZ),
+        )
+        self._oled = (SSD1306(buses[0], OLED_ADDR, True), SSD1306(buses[1], OLED_ADDR, True))
+        self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)
+        self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)
+        self._sent = (bytearray(len(self._oled[0].buf)), bytearray(len(self._oled[1].buf)))
+        self._sent_ms = [-RESEND_MS, -RESEND_MS]
+        self._oled_ok = [False, False]
+        self._retry_ms = [0, 0]
+        for i in (0, 1):
+            self._start_oled(i)
+
+        # Buzzer.
+        self._pwm = PWM(Pin(pins.BUZZER), freq=BEEP_HZ, duty_u16=0)
+
+        # Voice.
+        self._voice_dir = voice_dir
+        self._amp = Pin(pins.AMP_SD, Pin.OUT, value=0)
+        self._i2s = I2S(
+            0,
+            sck=Pin(pins.I2S_BCLK),
+            ws=Pin(pins.I2S_LRCLK),
+            sd=Pin(pins.I2S_DIN),
+            mode=I2S.TX,
+            bits=16,
+            format=I2S.MONO,
+            rate=RATE,
+            ibuf=IBUF,
+        )
+        self._abuf = bytearray(CHUNK)
+        self._amv = memoryview(self._abuf)
+        self._zeros = bytearray(CHUNK)
+        self._cues = [0] * CUES
+        self._qw = 0  # written by say (the loop)
+        self._qr = 0  # written by the pump (scheduler)
+        self._file = None
+        self._pad = False
+        self._playing = False
+        self._amp_raw = self._read
+        self._amp_off_due = False
+        self.cues_lost = 0
+        self.cues_missing = 0
+        self._kick_cb = self._kick
+        self._amp_off_cb = self._amp_off
+        self._i2s.irq(self._i2s_done)
+
+        # Battery.
+        self._adc = ADC(pins.VSYS_SENSE_ADC)
+        self._battery_ms = 0
+        self._battery()
+
+        self._app = None
+        self._serial_task = None
+        self._line = bytearray()
+
+    # -- time --------------------------------------------------------------------
+
+    def _tick(self):
+        raw = self._ticks()
+        self._read = raw  # the raw reading behind Monotonic's count
+        return raw
+
+    def now(self):
+        ms = self._mono.now()
+        self._ref_ms = ms
+        self._ref_raw = self._read
+        return ms
+
+    async def wait(self, deadline):
+        now = self.now()
+        limit = deadline if deadline >= 0 else now + IDLE_MS
+        while True:
+            self._poll(now)
+            if self._n or self._r != self._w or self._wake:
+                self._wake = False
+                return
+            if now >= limit:
+                return
+            dt = limit - now
+            try:
+                await asyncio.wait_for_ms(self._flag.wait(), POLL_MS if dt > POLL_MS else dt)
+            except asyncio.TimeoutError:
+                pass
+            now = self.now()
+
+    # -- levers (hard IRQ: allocates nothing) ---------------------------------------
+
+    def _irq_left(self, pin):
+        self._edge(0, pin)
+
+    def _irq_right(self, pin):
+        self._edge(1, pin)
+
+    def _edge(self, i, pin):
+        raw = self._ticks()
+        down = 1 - pin.value()  # pull-up: low is pressed
+        if down == self._down[i]:
+            return
+        d = ticks_diff(raw, self._last[i])
+        if 0 <= d < BOUNCE_MS:
+            return  # bounce of the edge just accepted
+        self._down[i] = down
+        self._last[i] = raw
+        w = self._w
+        nw = (w + 1) % RING
+        if nw == self._r:  # the loop is far behind: this edge is lost, the state follows the pin
+            self.lost += 1
+            return
+        self._ek[w] = A.IN_LEVER_DOWN if down else A.IN_LEVER_UP
+        self._el[w] = i
+        self._et[w] = raw
+        self._w = nw
+        self._flag.set()
+
+    # -- inputs ------------------------------------------------------------------
+
+    def pop_input(self):
+        r = self._r
+        if r != self._w:
+            d = ticks_diff(self._et[r], self._ref_raw)
+            if d <= 0:  # stamped at or before the loop's reading
+                t = self._ref_ms + d
+                if self._n and self._t[self._head] < t:
+                    return self._pop_polled()
+                self.in_arg = self._el[r]
+                self.in_t = t
+                kind = self._ek[r]
+                self._r = (r + 1) % RING
+                return kind
+        if self._n:
+            return self._pop_polled()
+        return 0
+
+    def _pop_polled(self):
+        i = self._head
+        self._head = (i + 1) % INPUTS
+        self._n -= 1
+        self.in_arg = self._arg[i]
+        self.in_t = self._t[i]
+        return self._kind[i]
+
+    def _push(self, kind, arg, t):
+        if self._n == INPUTS:
+            return
+        i = (self._head + self._n) % INPUTS
+        self._kind[i] = kind
+        self._arg[i] = arg
+        self._t[i] = t
+        self._n += 1
+
+    def _poll(self, now):
+        for j in range(_TILT):  # keys: pressed pulls low
+            if self._settle(j, now, KEY_MS) and not self._level[j]:
+                self._push(A.IN_KEY, KEYS[j][1], now)
+        if self._settle(_TILT, now, TILT_MS) and self._level[_TILT]:  # open: knocked over
+            self._push(A.IN_TILT, 0, now)
+        if now - self._battery_ms >= BATTERY_MS:
+            self._battery_ms = now
+            self._battery()
+        if self._amp_off_due and ticks_diff(self._ticks(), self._amp_raw) >= AMP_HOLD_MS:
+            self._schedule(self._amp_off_cb)
+
+    def _settle(self, j, now, ms):
+        """True when polled input j has held a new level for ``ms``; it is then the level."""
+        v = self._polled[j].value()
+        if v == self._level[j]:
+            self._since[j] = -1
+            return False
+        if self._since[j] < 0:
+            self._since[j] = now
+            return False
+        if now - self._since[j] < ms:
+            return False
+        self._level[j] = v
+        self._since[j] = -1
+        return True
+
+    # -- battery -----------------------------------------------------------------
+
+    def _battery(self):
+        total = 0
+        for _ in range(8):
+            total += self._adc.read_u16()
+        mv = (total // 8) * ADC_MV // 65535
+        self.vsys_mv = mv
+        if mv < LOW_MV:
+            self.low_battery = True
+        elif mv > OK_MV:
+            self.low_battery = False
+
+    # -- buzzer and displays -------------------------------------------------------
+
+    def beep(self, on, t):
+        self._pwm.duty_u16(BEEP_DUTY if on else 0)
+
+    def _start_oled(self, i):
+        self._sent_ms[i] = self._ref_ms - RESEND_MS  # send the next frame in full
+        try:
+            self._oled[i].init()
+        except OSError:
+            self._oled_ok[i] = False
+            self._retry_ms[i] = self._ref_ms + RETRY_MS
+            return False
+        self._oled_ok[i] = True
+        return True
+
+    def show(self, i):
+        now = self._ref_ms
+        if not self._oled_ok[i] and (now < self._retry_ms[i] or not self._start_oled(i)):
+            return
+        oled = self._oled[i]
+        sent = self._sent[i]
+        if oled.buf == sent and now - self._sent_ms[i] < RESEND_MS:
+            return
+        try:
+            oled.show()
+        except OSError:
+            self._oled_ok[i] = False
+            self._retry_ms[i] = now + RETRY_MS
+            return
+        sent[:] = oled.buf
+        self._sent_ms[i] = now
+
+    # -- voice -------------------------------------------------------------------
+
+    def say(self, cue, t):
+        w = self._qw
+        nw = (w + 1) % CUES
+        if nw == self._qr:
+            self.cues_lost += 1
+            return
+        self._cues[w] = cue
+        self._qw = nw
+        if not self._playing:
+            self._schedule(self._kick_cb)
+
+    def _schedule(self, cb):
+        try:
+            micropython.schedule(cb, 0)
+        except RuntimeError:  # the schedule queue is full: the next poll or cue retries
+            pass
+
+    # Scheduler context from here on: each call runs to completion.
+
+    def _kick(self, _):
+        if not self._playing:
+            self._pump()
+
+    def _i2s_done(self, _):
+        self._pump()
+
+    def _amp_off(self, _):
+        if self._amp_off_due and not self._playing:
+            self._amp.value(0)
+        self._amp_off_due = False
+
+    def _pump(self):
+        try:
+            while True:
+                f = self._file
+                if f is None:
+                    if self._pad:
+                        self._pad = False
+                        self._i2s.write(self._zeros)
+                        return
+                    if not self._open_next():
+                        self._playing = False
+                        self._amp_raw = self._ticks()
+                        self._amp_off_due = True
+                        return
+                    continue
+                n = f.readinto(self._abuf)
+                if n:
+                    self._i2s.write(self._abuf if n == CHUNK else self._amv[:n])
+                    return
+                f.close()
+                self._file = None
+                self._pad = True
+        except Exception:  # never raise into the loop: drop the cue, go quiet
+            if self._file is not None:
+                self._file.close()
+            self._file = None
+            self._pad = False
+            self._playing = False
+            self._amp_off_due = True
+
+    def _open_next(self):
+        while self._qr != self._qw:
+            cue = self._cues[self._qr]
+            self._qr = (self._qr + 1) % CUES
+            try:
+                self._file = open(self._voice_dir + "/" + voice.cue_asset(cue) + ".pcm", "rb")
+            except OSError:  # no sample for this cue (e.g. more than 10 periods left)
+                self.cues_missing += 1
+                continue
+            if not self._playing:
+                self._playing = True
+                self._amp_off_due = False
+                self._amp.value(1)
+            return True
+        return False
+
+    # -- serial ------------------------------------------------------------------
+
+    def start_serial(self, app):
+        self._app = app
+        self._serial_task = asyncio.create_task(self._serial(app))
+
+    async def _serial(self, app):
+        reader = asyncio.StreamReader(sys.stdin.buffer)
+        while True:
+            c = await reader.read(1)
+            if not c:
+                return
+            text = self._serial_byte(c[0])
+            if text:
+                self._write(app.command(text))
+                self._wake = True  # the command may have moved the next deadline
+                self._flag.set()
+
+    def _serial_byte(self, b):
+        """One byte in; a complete, stripped command line out (or None)."""
+        if b != 10 and b != 13:
+            if len(self._line) < 200:
+                self._line.append(b)
+            return None
+        if not self._line:
+            return None
+        line = bytes(self._line)
+        self._line = bytearray()
+        try:
+            return line.decode().strip()
+        except UnicodeError:
+            return None
+
+    def send_event(self, name, side, t, arg):
+        self._write("ev %s %d %d %d" % (name, side, t, arg))
+
+    def _write(self, line):
+        sys.stdout.write(line + "\n")
