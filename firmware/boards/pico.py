@@ -88,7 +88,7 @@ from time import ticks_add, ticks_diff, ticks_ms
 
 import framebuf
 import micropython
-from machine import ADC, I2C, I2S, PWM, Pin
+from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq
 from micropython import const
 
 from qizhong import app as A
@@ -169,6 +169,7 @@ class Board:
         )
         self._down = [1 - p.value() for p in self._levers]
         self._last = [ticks_add(self._read, -BOUNCE_MS)] * 2
+        self._hid = [self._read] * 2  # raw ticks of the last edge the bounce window hid
         self._ek = [0] * RING
         self._el = [0] * RING
         self._et = [self._read] * RING
@@ -293,7 +294,11 @@ class Board:
             return
         d = ticks_diff(raw, self._last[i])
         if 0 <= d < BOUNCE_MS:
-            return  # bounce of the edge just accepted
+            self._hid[i] = raw  # bounce of the edge just accepted (or a quick tap: _settle_lever)
+            return
+        self._accept(i, down, raw)
+
+    def _accept(self, i, down, raw):
         self._down[i] = down
         self._last[i] = raw
         w = self._w
@@ -343,7 +348,22 @@ class Board:
         self._t[i] = t
         self._n += 1
 
+    def _settle_lever(self, i):
+        # A release (or press) inside the bounce window left no later edge: once
+        # the window has passed, the pin's level is the truth. Stamped at its edge.
+        down = 1 - self._levers[i].value()
+        if down == self._down[i] or ticks_diff(self._ticks(), self._last[i]) < BOUNCE_MS:
+            return
+        state = disable_irq()
+        if down != self._down[i]:  # the IRQ did not get there first
+            hid = self._hid[i]
+            raw = hid if ticks_diff(hid, self._last[i]) > 0 else self._ticks()
+            self._accept(i, down, raw)
+        enable_irq(state)
+
     def _poll(self, now):
+        self._settle_lever(0)
+        self._settle_lever(1)
         for j in range(_TILT):  # keys: pressed pulls low
             if self._settle(j, now, KEY_MS) and not self._level[j]:
                 self._push(A.IN_KEY, KEYS[j][1], now)
