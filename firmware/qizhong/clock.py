@@ -108,7 +108,6 @@ class Clock:
         self.run = -1  # the running side, -1: none
         self.t0 = self.now  # start of the running side's segment
         self.first_flag = -1
-        self.knocked = False
         self.knocker = -1
 
     # -- events ----------------------------------------------------------------
@@ -318,7 +317,6 @@ class Clock:
         if self.state not in (PAUSED, KNOCKED):
             raise ClockError("the clock is not paused")
         self.state = RUNNING
-        self.knocked = False
         self.t0 = t
         self._emit(EV_RESUME, self.run, t, 0)
         self._run(t, True)
@@ -330,7 +328,6 @@ class Clock:
             raise ClockError("the clock is not in play")
         self._commit(t)
         self.state = KNOCKED
-        self.knocked = True
         self.knocker = -1
         self._emit(EV_KNOCK, self.run, t, 0)
 
@@ -377,6 +374,11 @@ class Clock:
         self._commit(t)
         self.state = FINISHED
         self._emit(EV_FINISH, self.run, t, 0)
+
+    @property
+    def knocked(self):
+        """EQ-5: knocked over and waiting for the arbiter."""
+        return self.state == KNOCKED
 
     def locked(self):
         """EQ-6: settings are locked once both sides made LOCK_MOVES moves."""

@@ -77,7 +77,6 @@ class Overtime:
     """What happens once main time is used up. Subclasses hold the rule."""
 
     kind = ""
-    resets_count = True  # the period starts afresh with every move
 
     def reset(self, s):
         """Fresh state, as at the start of the game."""
@@ -110,10 +109,6 @@ class Overtime:
     def cues(self, s):
         """The cue table of the current period."""
         return ()
-
-    def shown_in(self, s):
-        """What the display counts down, at the segment start."""
-        return self.left_ms(s, 0)
 
 
 class Count(Overtime):
@@ -194,7 +189,6 @@ class Canadian(Overtime):
     """TC-7 Canadian: ``moves`` moves within ``period`` ms; unused time carries over."""
 
     kind = "canadian"
-    resets_count = False
 
     def __init__(self, moves=15, period=600000):
         self.moves = moves
