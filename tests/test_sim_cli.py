@@ -5,9 +5,13 @@ import os
 import subprocess
 import sys
 
+import pytest
 import serial
 
 from qizhong import term
+from qizhong.core import proto
+from qizhong.driver import Clock
+from qizhong.link import CommandError
 from qizhong.sim import Sim
 
 
@@ -20,12 +24,16 @@ def test_headless_prints_a_serial_device_that_pyserial_opens():
         path = proc.stdout.readline().strip()
         assert path.startswith("/dev/pts/")
         with serial.Serial(path, timeout=10) as link:
-            link.write(b"config 5m+3s\n")
-            assert link.readline() == b"ok config 5m+3s\n"
-            link.write(b"status\n")
-            assert link.readline().startswith(b"status ")
-            link.write(b"nonsense\n")
-            assert link.readline() == b"err unknown command 'nonsense'\n"
+            link.write(proto.frame("1 config 5m+3s"))
+            got = b""
+            while not got.endswith(b"\r\n") or b"r 1 ok config" not in got:
+                got += link.read(1)
+            assert proto.frame("r 1 ok config") in got
+        with Clock(path, timeout=10) as clock:  # the driver, as on a USB port
+            assert clock.hello.board == "sim"
+            assert clock.time_control() == "5m+3s"
+            with pytest.raises(CommandError, match="unknown"):
+                clock.link.request("nonsense")
     finally:
         proc.terminate()
         proc.wait(timeout=10)

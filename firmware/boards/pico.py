@@ -76,19 +76,19 @@ Battery
     ``low_battery`` sets below ``LOW_MV`` and clears above ``OK_MV``.
 
 Serial
-    USB CDC: ``asyncio.StreamReader(sys.stdin.buffer)``, read one byte at a
-    time so a half-typed line never blocks the loop. Commands and events use
-    the same line protocol as sim.py. Ctrl-C still interrupts, so mpremote can
-    take over.
+    USB CDC through usb.Serial, shared with sim.py: the framed protocol of
+    docs/protocol.md. A frame is written only when the CDC buffer takes it
+    at once, so a host that stops reading never stalls the clock. Ctrl-C
+    still interrupts, so mpremote can take over.
 """
 
 import asyncio
-import sys
+from os import urandom
 from time import ticks_add, ticks_diff, ticks_ms
 
 import framebuf
 import micropython
-from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq
+from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
 from micropython import const
 
 from qizhong import app as A
@@ -98,6 +98,7 @@ from qizhong.monotonic import Monotonic
 
 from . import pins
 from .ssd1306 import SSD1306
+from .usb import Serial
 
 BOUNCE_MS = Lever.BOUNCE_MS  # 20: the lever rule, applied in the IRQ
 RING = const(16)  # lever edges between two loop passes (accepted edges only)
@@ -142,7 +143,20 @@ def vsys_raw(mv):
     return mv * 65535 // ADC_MV
 
 
+def scale(buf, n, gain):
+    """Voice volume: s16le samples in ``buf[:n]`` times ``gain`` / 256, in place."""
+    for i in range(0, n - 1, 2):
+        v = buf[i] | (buf[i + 1] << 8)
+        if v & 0x8000:
+            v -= 0x10000
+        v = (v * gain) >> 8
+        buf[i] = v & 0xFF
+        buf[i + 1] = (v >> 8) & 0xFF
+
+
 class Board:
+    NAME = "pico"
+
     def __init__(self, voice_dir=VOICE_DIR):
         self.left_side = 0
         self.low_battery = False
@@ -245,9 +259,10 @@ class Board:
         self._battery_ms = 0
         self._battery()
 
+        self._gain = 256  # voice volume, /256
         self._app = None
-        self._serial_task = None
-        self._line = bytearray()
+        self._serial = Serial()
+        self.board_id = "%02x" * 8 % tuple(unique_id())
 
     # -- time --------------------------------------------------------------------
 
@@ -485,6 +500,8 @@ class Board:
                         return
                     continue
                 n = f.readinto(self._abuf)
+                if n and self._gain < 256:
+                    scale(self._abuf, n, self._gain)
                 if n:
                     self._i2s.write(self._abuf if n == CHUNK else self._amv[:n])
                     return
@@ -519,37 +536,24 @@ class Board:
 
     def start_serial(self, app):
         self._app = app
-        self._serial_task = asyncio.create_task(self._serial(app))
+        self._serial.start(app, self._wake_up)
 
-    async def _serial(self, app):
-        reader = asyncio.StreamReader(sys.stdin.buffer)
-        while True:
-            c = await reader.read(1)
-            if not c:
-                return
-            text = self._serial_byte(c[0])
-            if text:
-                self._write(app.command(text))
-                self._wake = True  # the command may have moved the next deadline
-                self._flag.set()
+    def _wake_up(self):
+        self._wake = True  # a command may have moved the next deadline
+        self._flag.set()
 
-    def _serial_byte(self, b):
-        """One byte in; a complete, stripped command line out (or None)."""
-        if b != 10 and b != 13:
-            if len(self._line) < 200:
-                self._line.append(b)
-            return None
-        if not self._line:
-            return None
-        line = bytes(self._line)
-        self._line = bytearray()
-        try:
-            return line.decode().strip()
-        except UnicodeError:
-            return None
+    def write_n(self, buf, n):
+        self._serial.write_n(buf, n)
 
-    def send_event(self, name, side, t, arg):
-        self._write("ev %s %d %d %d" % (name, side, t, arg))
+    def write(self, data):
+        self._serial.write(data)
 
-    def _write(self, line):
-        sys.stdout.write(line + "\n")
+    def boot_id(self):
+        return "%02x%02x%02x%02x" % tuple(urandom(4))
+
+    def set_volume(self, v):
+        """0..10: a square law, as ears hear loudness; 10 is the file as recorded."""
+        self._gain = v * v * 256 // 100
+
+    def set_trim(self, ppm):
+        self._mono.skew_ppm = ppm

@@ -8,6 +8,7 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
                   frame | quit
   board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX
+                  | volume T V
 
 In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
 ``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
@@ -18,11 +19,11 @@ the board reads ticks_ms and the host's lines arrive when they arrive.
 import asyncio
 import os
 import socket  # type: ignore[import-not-found]  # unix port only, not on a Pico
-import sys
 import time
 
 import framebuf
 
+from boards.usb import Serial
 from qizhong import app as A
 from qizhong.lever import DOWN, UP, Lever
 from qizhong.monotonic import Monotonic
@@ -31,8 +32,14 @@ INPUTS = 16  # input ring: edges stamped before the loop takes them
 
 
 class Board:
+    NAME = "sim"
+
     def __init__(self):
         self.virtual = (os.getenv("QIZHONG_TIME") or "virtual") == "virtual"
+        self.board_id = os.getenv("QIZHONG_ID") or "sim"
+        # The simulated crystal runs this many ppm fast (+) or slow (-).
+        self.skew_ppm = int(os.getenv("QIZHONG_SKEW_PPM") or "0")
+        self._ticks = 0  # the crystal's count in virtual time
         self.left_side = 0
         self.low_battery = False
         self.live_display = not self.virtual
@@ -47,11 +54,16 @@ class Board:
         self._n = 0
         self.in_arg = 0
         self.in_t = 0
-        self._mono = Monotonic(time.ticks_ms, time.ticks_diff)
+        self._t0 = time.ticks_ms()
+        if self.virtual:
+            self._mono = Monotonic(self._crystal, _diff)
+        else:
+            self._mono = Monotonic(self._skewed_ticks, time.ticks_diff)
         self._now = 0
+        self._true = 0  # virtual time: the host's last "at"
         self._want_frame = False
         self._app = None
-        self._serial_task = None
+        self._serial = Serial()
         port = int(os.getenv("QIZHONG_WORLD") or "0")
         self._sock = socket.socket()
         self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
@@ -62,6 +74,19 @@ class Board:
 
     def now(self):
         return self._now if self.virtual else self._mono.now()
+
+    def _crystal(self):
+        return self._ticks
+
+    def _skewed_ticks(self):
+        # Real time: ticks_ms, as a crystal skew_ppm off would count them.
+        d = time.ticks_diff(time.ticks_ms(), self._t0)
+        return time.ticks_add(self._t0, d + d * self.skew_ppm // 1000000)
+
+    def _at(self, t):
+        # Virtual time: the host's true time t, as this board's crystal and trim see it.
+        self._ticks = t + t * self.skew_ppm // 1000000
+        return self._mono.now()
 
     def _settle(self, t):
         # Report what a lever's bounce window hid, stamped at its edge.
@@ -81,9 +106,9 @@ class Board:
         if self._want_frame and self._app is not None:
             self._want_frame = False
             self._app.draw(self.now())
-            self._tell("idle %d %d" % (self.now(), deadline))
+            self._tell("idle %d %d" % (self._true if self.virtual else self.now(), deadline))
         elif self.virtual:
-            self._tell("idle %d %d" % (self._now, deadline))
+            self._tell("idle %d %d" % (self._true, deadline))
         if self.virtual:
             line = await self._world.readline()
         else:
@@ -107,11 +132,15 @@ class Board:
         if op == "frame":
             self._want_frame = True
             return
-        t = int(words[-1]) if self.virtual else self._mono.now()
-        if t < self._now:
-            self._tell("err time runs forward: %d < %d" % (t, self._now))
-            return
-        self._now = t
+        if self.virtual:
+            t = int(words[-1])
+            if t < self._true:
+                self._tell("err time runs forward: %d < %d" % (t, self._true))
+                return
+            self._true = t
+            t = self._now = self._at(t)
+        else:
+            t = self._mono.now()
         self._settle(t)
         if op == "lever":
             lever = int(words[1])
@@ -165,20 +194,23 @@ class Board:
 
     def start_serial(self, app):
         self._app = app
-        self._serial_task = asyncio.create_task(self._serial(app))
+        self._serial.start(app)
 
-    async def _serial(self, app):
-        reader = asyncio.StreamReader(sys.stdin.buffer)
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            text = line.decode().strip()
-            if text:
-                self._write(app.command(text))
+    def write_n(self, buf, n):
+        self._serial.write_n(buf, n)
 
-    def send_event(self, name, side, t, arg):
-        self._write("ev %s %d %d %d" % (name, side, t, arg))
+    def write(self, data):
+        self._serial.write(data)
 
-    def _write(self, line):
-        sys.stdout.write(line + "\n")
+    def boot_id(self):
+        return "%08x" % (time.time_ns() & 0x7FFFFFFF)
+
+    def set_volume(self, v):
+        self._tell("volume %d %d" % (self.now(), v))
+
+    def set_trim(self, ppm):
+        self._mono.skew_ppm = ppm
+
+
+def _diff(a, b):
+    return a - b

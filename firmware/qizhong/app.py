@@ -7,13 +7,14 @@ an interrupt, and on the simulated board, where the harness steps virtual
 time. Lever edges come stamped by the board (the pin interrupt on the Pico)
 and are charged at that stamp.
 
-The serial link speaks a small line protocol (docs/sim.md): commands in,
-``ok``/``err`` replies and ``ev`` event lines out. Issue #4 replaces it with
-the framed protocol.
+The serial link speaks the framed protocol of docs/protocol.md: requests in,
+one reply each, and every event out with a sequence number; the last
+``EventLog.SIZE`` events are kept for a host that reconnects.
 """
 
+from . import VERSION, tcspec
 from . import clock as C
-from . import tcspec
+from . import proto as P
 from .face import Face
 
 # Board input kinds.
@@ -31,6 +32,14 @@ KEY_OK = 5
 KEY_NAMES = ("", "start", "menu", "plus", "minus", "ok")
 
 SIDE_NAMES = ("red", "black")
+
+# The app's own events, after the clock core's (clock.EV_*).
+EV_CONFIG = 17  # arg: 0 config, 1 override, 2 new game, 3 the setup menu
+EV_LEVERS = 18  # side: whose lever is the left one
+EV_VOLUME = 19  # arg: the volume now (0: muted)
+EV_TRIM = 20  # arg: ppm
+EV_BOOT = 21  # the clock started
+EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot")
 
 # The standalone setup menu (no computer): pick a preset, then edit its first
 # stage's base and increment with plus/minus; ok steps on, menu leaves.
@@ -61,11 +70,21 @@ class App:
         self.menu = MENU_OFF
         self.menu_i = 0  # index into MENU_PRESETS
         self.menu_tc = tc
+        # The serial link: frames in, replies and events out, the recent events kept.
+        self.dec = P.Decoder()
+        self.enc = P.Encoder(EVENT_NAMES)
+        self.log = P.EventLog()
+        self.boot = board.boot_id()
+        self.last_body = ""  # the last request, and its reply (for retries)
+        self.last_reply = b""
+        self.volume = 10
+        self.muted = False
 
     # -- the loop --------------------------------------------------------------
 
     async def run(self):
         b = self.board
+        self.note(EV_BOOT, -1, b.now(), 0)
         b.start_serial(self)
         while not b.stopped:
             now = b.now()
@@ -174,7 +193,7 @@ class App:
             else:  # done: the clock takes the edited control
                 self.menu = MENU_OFF
                 self.clock.configure(tc, t, False)
-                self.board.send_event("config", -1, t, 0)
+                self.note(EV_CONFIG, -1, t, 3)
 
     def draw_menu(self):
         tc = self.menu_tc
@@ -199,105 +218,209 @@ class App:
     # -- outputs ---------------------------------------------------------------
 
     def drain(self):
+        """Act on the clock's events, log them and send them to the host."""
         c = self.clock
         b = self.board
+        log = self.log
         while True:
             kind = c.pop_event()
             if not kind:
                 return
             t = c.ev_t
             if kind == C.EV_CUE:
-                b.say(c.ev_arg, t)
+                if not self.muted:
+                    b.say(c.ev_arg, t)
             elif kind == C.EV_FLAG or kind == C.EV_KNOCK:
                 if 0 <= self.beep_until <= t:  # the last beep ended before this one
                     b.beep(False, self.beep_until)
                 b.beep(True, t)  # TC-8, EQ-5
                 self.beep_until = t + self.BEEP_MS
-            b.send_event(C.EVENT_NAMES[kind], c.ev_side, t, c.ev_arg)
+            seq = log.add(kind, c.ev_side, t, c.ev_arg, c.left(0, t), c.left(1, t))
+            b.write_n(self.enc.buf, log.encode(self.enc, seq))
 
-    # -- the serial link ---------------------------------------------------------
+    # -- the serial link (docs/protocol.md) ----------------------------------------
 
-    def command(self, line):
-        """One command line from the host; returns the reply line."""
+    def serial_in(self, b):
+        """One byte from the host. Complete frames are executed and answered."""
+        r = self.dec.push(b)
+        if r == P.FRAME:
+            self.board.write(self.request(self.dec.body()))
+        elif r < 0:
+            self.board.write(P.frame("r 0 err %s" % P.ERROR_CODES[r]))
+
+    def request(self, body):
+        """One request body ``ID VERB ARGS``; returns the reply frame (bytes).
+        A repeated ID with the same body gets the same reply again and runs
+        nothing: a host that lost a reply retries safely."""
+        if body == self.last_body:
+            return self.last_reply
+        words = body.split(" ", 2)
+        try:
+            rid = int(words[0])
+        except ValueError:
+            rid = -1
+        if not 0 < rid < 65536 or len(words) < 2:
+            return P.frame("r 0 err bad-request %s" % body[:40])
+        text = self.command(words[1], words[2] if len(words) > 2 else "")
+        reply = P.frame("r %d %s" % (rid, text))
+        self.last_body = body
+        self.last_reply = reply
+        return reply
+
+    def command(self, op, rest):
+        """Run one command; returns the reply text ``ok ...`` or ``err CODE ...``."""
         c = self.clock
         now = self.board.now()
-        words = line.split()
-        if not words:
-            return "err empty command"
-        op = words[0]
+        args = rest.split()
         try:
-            if op == "config":
-                tc = tcspec.parse(line[len("config") :])
-                c.configure(tc, now, False)
-                reply = "ok config " + tcspec.format(tc)
-            elif op == "override":
-                tc = tcspec.parse(line[len("override") :])
-                c.configure(tc, now, True)
-                reply = "ok override " + tcspec.format(tc)
-            elif op == "start":
-                c.start(now, _side(words[1]) if len(words) > 1 else 0)
-                reply = "ok start"
-            elif op == "pause":
-                c.pause(now)
-                reply = "ok pause"
-            elif op == "resume":
-                c.resume(now)
-                reply = "ok resume"
-            elif op == "penalty":
-                c.adjust(_side(words[1]), int(words[2]), now)
-                reply = "ok penalty"
-            elif op == "knock":
-                c.assign_knock(_side(words[1]), now)
-                reply = "ok knock"
-            elif op == "set":  # set SIDE MS [MOVES [PERIODS]] (EQ-7)
-                more = [int(w) for w in words[3:5]] + [-1, -1]
-                c.set_side(_side(words[1]), now, int(words[2]), more[0], more[1])
-                reply = "ok set"
-            elif op == "levers":  # levers red|black: whose lever is the left one (EQ-1)
-                c.left_side = _side(words[1])
-                self.drawn = -1
-                reply = "ok levers " + SIDE_NAMES[c.left_side]
-            elif op == "new":  # a new game under the same control
-                c.configure(c.tc, now, True)
-                reply = "ok new"
-            elif op == "finish":
-                c.finish(now)
-                reply = "ok finish"
-            elif op == "status":
-                reply = self.status(now)
-            elif op == "mem":  # heap figures: "mem collect" collects first
+            if op == "hello":
+                return "ok hello proto=%d fw=%s board=%s id=%s boot=%s seq=%d" % (
+                    P.PROTOCOL,
+                    VERSION,
+                    self.board.NAME,
+                    self.board.board_id,
+                    self.boot,
+                    self.log.last,
+                )
+            if op == "status":
+                return self.status(now)
+            if op == "since":  # replay what the host missed, then say what was sent
+                n = int(args[0])
+                if n < 0 or n > self.log.last:
+                    return "err args since %d: the last event is %d" % (n, self.log.last)
+                first = max(n + 1, self.log.oldest())
+                for seq in range(first, self.log.last + 1):
+                    self.board.write_n(self.enc.buf, self.log.encode(self.enc, seq))
+                return "ok since %d %d" % (first, self.log.last)
+            if op == "time":
+                return "ok time %d" % now
+            if op == "tc":
+                return "ok tc " + tcspec.format(c.tc)
+            if op == "mem":  # heap figures: "mem collect" collects first
                 import gc
 
-                if len(words) > 1 and words[1] == "collect":
+                if args and args[0] == "collect":
                     gc.collect()
-                elif len(words) > 1 and words[1] in ("hold", "release"):
-                    gc.disable() if words[1] == "hold" else gc.enable()  # for measuring
-                reply = "ok mem %d %d" % (gc.mem_alloc(), gc.mem_free())
-            else:
-                reply = "err unknown command %r" % op
+                elif args and args[0] in ("hold", "release"):
+                    gc.disable() if args[0] == "hold" else gc.enable()  # for measuring
+                return "ok mem %d %d" % (gc.mem_alloc(), gc.mem_free())
+            reply = self.change(op, args, rest, now)
         except tcspec.SpecError as e:
-            reply = "err bad time control: %s" % e
+            reply = "err spec %s" % e
         except C.ClockError as e:
-            reply = "err %s" % e
+            reply = "err state %s" % e
         except (IndexError, ValueError) as e:
-            reply = "err bad arguments: %s" % e
+            reply = "err args %s" % e
         self.drain()
         return reply
+
+    def change(self, op, args, rest, now):
+        """The commands that change the clock (#8 authenticates these)."""
+        c = self.clock
+        if op == "config" or op == "override":
+            tc = tcspec.parse(rest)
+            c.configure(tc, now, op == "override")
+            self.note(EV_CONFIG, -1, now, 1 if op == "override" else 0)
+            return "ok " + op
+        if op == "start":
+            c.start(now, _side(args[0]) if args else 0)
+            return "ok start"
+        if op == "pause":
+            c.pause(now)
+            return "ok pause"
+        if op == "resume":
+            c.resume(now)
+            return "ok resume"
+        if op == "penalty":
+            c.adjust(_side(args[0]), int(args[1]), now)
+            return "ok penalty"
+        if op == "knock":
+            c.assign_knock(_side(args[0]), now)
+            return "ok knock"
+        if op == "set":  # set SIDE MS [MOVES [PERIODS]] (EQ-7)
+            more = [int(w) for w in args[2:4]] + [-1, -1]
+            c.set_side(_side(args[0]), now, int(args[1]), more[0], more[1])
+            return "ok set"
+        if op == "state":  # state RUN MS0 MOVES0 PERIODS0 MS1 MOVES1 PERIODS1 [running] (EQ-7)
+            v = [int(w) for w in args[1:7]]
+            if len(v) != 6:
+                raise ValueError("state RUN MS0 MOVES0 PERIODS0 MS1 MOVES1 PERIODS1 [running]")
+            run = _side(args[0])
+            if c.state == C.IDLE:
+                c.start(now, run)
+                c.pause(now)
+            c.set_side(0, now, v[0], v[1], v[2])
+            c.set_side(1, now, v[3], v[4], v[5])
+            running = len(args) > 7 and args[7] == "running"
+            c.load(now, run, C.RUNNING if running else C.PAUSED)
+            return "ok state"
+        if op == "levers":  # levers red|black: whose lever is the left one (EQ-1)
+            c.left_side = _side(args[0])
+            self.drawn = -1
+            self.note(EV_LEVERS, c.left_side, now, 0)
+            return "ok levers " + SIDE_NAMES[c.left_side]
+        if op == "new":  # a new game under the same control
+            c.configure(c.tc, now, True)
+            self.note(EV_CONFIG, -1, now, 2)
+            return "ok new"
+        if op == "finish":  # finish [red|black|draw]: stop, and show the result
+            r = -1
+            if args:
+                r = C.RESULT_DRAW if args[0] == "draw" else _side(args[0])
+            c.finish(now, r)
+            return "ok finish"
+        if op == "volume":  # volume 0..10
+            vol = int(args[0])
+            if not 0 <= vol <= 10:
+                raise ValueError("volume is 0..10")
+            self.volume = vol
+            self.board.set_volume(0 if self.muted else vol)
+            self.note(EV_VOLUME, -1, now, vol)
+            return "ok volume %d" % vol
+        if op == "mute":  # mute on|off: the voice only; the time-out buzzer stays (TC-8)
+            if not args or args[0] not in ("on", "off"):
+                raise ValueError("mute on|off")
+            self.muted = args[0] == "on"
+            self.board.set_volume(0 if self.muted else self.volume)
+            self.note(EV_VOLUME, -1, now, 0 if self.muted else self.volume)
+            return "ok mute " + args[0]
+        if op == "trim":  # trim PPM: the crystal runs this fast (+) or slow (-)
+            ppm = int(args[0])
+            if not -1000 <= ppm <= 1000:
+                raise ValueError("trim is -1000..1000 ppm")
+            self.board.set_trim(ppm)
+            self.note(EV_TRIM, -1, now, ppm)
+            return "ok trim %d" % ppm
+        return "err unknown command %r" % op
+
+    def note(self, kind, side, t, arg):
+        """Log and send an event of the app's own (not the clock core's)."""
+        self.clock._emit(kind, side, t, arg)
 
     def status(self, now):
         c = self.clock
         a, b = c.sides
-        return "status %d %s %d %d %d %d %d %d %d %d" % (
-            now,
-            C.STATE_NAMES[c.state],
-            c.run,
-            c.left(0, now),
-            c.left(1, now),
-            a.moves,
-            b.moves,
-            a.periods,
-            b.periods,
-            c.first_flag,
+        return (
+            "ok status t=%d state=%s run=%d left=%d,%d moves=%d,%d periods=%d,%d flag=%d"
+            " result=%d levers=%s locked=%d seq=%d volume=%d mute=%d"
+            % (
+                now,
+                C.STATE_NAMES[c.state],
+                c.run,
+                c.left(0, now),
+                c.left(1, now),
+                a.moves,
+                b.moves,
+                a.periods,
+                b.periods,
+                c.first_flag,
+                c.result,
+                SIDE_NAMES[c.left_side],
+                1 if c.locked() else 0,
+                self.log.last,
+                self.volume,
+                1 if self.muted else 0,
+            )
         )
 
 

@@ -58,6 +58,8 @@ EVENT_NAMES = (
     "finish", "set",
 )  # fmt: skip
 
+RESULT_DRAW = const(2)  # finish(): neither side won
+
 # press() results.
 PRESS_SWITCHED = const(1)
 PRESS_STARTED = const(2)
@@ -109,6 +111,7 @@ class Clock:
         self.t0 = self.now  # start of the running side's segment
         self.first_flag = -1
         self.knocker = -1
+        self.result = -1  # after finish: the winner (0, 1), RESULT_DRAW, or -1
 
     # -- events ----------------------------------------------------------------
 
@@ -366,14 +369,19 @@ class Clock:
             s.recorded = True
             self._emit(EV_RECORD, side, t, self.tc.left_ms(s, 0))
 
-    def finish(self, t):
-        """The arbiter ends the game: both clocks stop."""
+    def finish(self, t, result=-1):
+        """The arbiter ends the game: both clocks stop. ``result``: the
+        winning side (0, 1), RESULT_DRAW, or -1 for none given; the
+        displays show it."""
         t = self._sync(t)
         if self.state == IDLE:
             raise ClockError("the clock has not started")
+        if not -1 <= result <= RESULT_DRAW:
+            raise ClockError("no such result")
         self._commit(t)
         self.state = FINISHED
-        self._emit(EV_FINISH, self.run, t, 0)
+        self.result = result
+        self._emit(EV_FINISH, self.run, t, result)
 
     @property
     def knocked(self):

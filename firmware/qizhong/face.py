@@ -208,7 +208,13 @@ class Face:
         elif state == KNOCKED:
             fb.text("KNOCK", STATE_X, TEXT_Y, c)
         elif state == FINISHED:
-            fb.text("END", STATE_X, TEXT_Y, c)
+            r = clock.result
+            fb.text(
+                "END" if r < 0 else "DRAW" if r > 1 else "WIN" if r == side else "LOSS",
+                STATE_X,
+                TEXT_Y,
+                c,
+            )
         if s.recorded and not s.flagged:
             self.icon(REC_ICON, REC_X, c)
         if low_battery:

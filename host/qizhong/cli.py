@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The ``qizhong`` command.
 
-Exit codes: 0 done, 1 failed, 2 bad input (a bad spec, a bad option).
+Exit codes: 0 done, 1 failed (or the clock could not be reached), 2 bad input
+(a bad spec, a bad option), 3 the clock refused the command.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import __version__
+from . import __version__, cli_clock
 from . import timecontrol as tcs
 
 
@@ -81,7 +82,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
         return term.main(args.spec)
     try:
-        sim = Sim(virtual=False)
+        sim = Sim(virtual=False, open_link=False)
     except SimError as e:
         print("qizhong: %s" % e, file=sys.stderr)
         return 1
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--spec", default="xq-rapid", help="time control (default xq-rapid)")
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
     s.set_defaults(func=cmd_sim)
+    cli_clock.add_commands(sub)
     return p
 
 
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:2] == ["sim", "run"]:  # `qizhong sim run FILE...`
         argv = ["sim", *argv[2:]]
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    return cli_clock.run(args.func, args)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ import sys
 import tty
 from types import TracebackType
 
-import serial
+from .core import tcspec
+from .link import CommandError, Link, LinkError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -46,15 +47,25 @@ class Sim:
     TIMEOUT_S = 10.0  # a bound on waiting for the firmware, never a sleep
 
     def __init__(
-        self, virtual: bool = True, firmware: str | None = None, options: tuple[str, ...] = ()
+        self,
+        virtual: bool = True,
+        firmware: str | None = None,
+        options: tuple[str, ...] = (),
+        skew_ppm: int = 0,
+        board_id: str = "sim",
+        open_link: bool = True,
     ) -> None:
         """``firmware``: a folder with main.py (default: the repository's);
-        ``options``: interpreter options such as ``("-X", "heapsize=64k")``."""
+        ``options``: interpreter options such as ``("-X", "heapsize=64k")``;
+        ``skew_ppm``: the simulated crystal runs this fast (+) or slow (-);
+        ``open_link``: False leaves the pty to another program (``link.open()``
+        takes it back)."""
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
         self.cues: list[tuple[int, int]] = []
-        self.events: list[tuple[str, int, int, int]] = []
+        self.volumes: list[tuple[int, int]] = []
+        self.events: list[tuple[str, int, int, int]] = []  # (name, side, t, arg)
         self.frames: dict[int, bytes] = {}
         self.now = 0
         self.deadline = -1
@@ -72,6 +83,8 @@ class Sim:
         env = dict(os.environ)
         env["QIZHONG_WORLD"] = str(srv.getsockname()[1])
         env["QIZHONG_TIME"] = "virtual" if virtual else "real"
+        env["QIZHONG_SKEW_PPM"] = str(skew_ppm)
+        env["QIZHONG_ID"] = board_id
         self.proc = subprocess.Popen(
             [micropython_path(), *options, os.path.join(self.firmware, "main.py")],
             stdin=master,
@@ -88,7 +101,7 @@ class Sim:
         finally:
             srv.close()
         self.world.settimeout(self.TIMEOUT_S)
-        self.link = serial.Serial(self.serial_path, timeout=self.TIMEOUT_S)
+        self.link = Link(self.serial_path, timeout=self.TIMEOUT_S, open_now=open_link)
         os.close(slave)
         hello = self._line()
         if hello != "hello sim 1":
@@ -166,6 +179,8 @@ class Sim:
             self.cues.append((int(words[1]), int(words[2])))
         elif words[0] == "fb":
             self.frames[int(words[1])] = bytes.fromhex(words[2])
+        elif words[0] == "volume":
+            self.volumes.append((int(words[1]), int(words[2])))
         else:
             raise SimError("unexpected from the board: %r" % " ".join(words))
         return False
@@ -187,18 +202,6 @@ class Sim:
             line, self._buf = self._buf.split(b"\n", 1)
             if line.strip():
                 self._handle(line.decode().split())
-
-    def read_events(self) -> list[tuple[str, int, int, int]]:
-        """Real time: the event lines waiting on the serial link."""
-        new: list[tuple[str, int, int, int]] = []
-        self._sbuf += self.link.read(self.link.in_waiting or 0)
-        while b"\n" in self._sbuf:
-            raw, self._sbuf = self._sbuf.split(b"\n", 1)
-            words = raw.decode(errors="replace").split()
-            if len(words) == 5 and words[0] == "ev":
-                new.append((words[1], int(words[2]), int(words[3]), int(words[4])))
-        self.events += new
-        return new
 
     def at(self, t: int) -> int:
         """Run the firmware to virtual time ``t``; returns its next deadline."""
@@ -255,24 +258,40 @@ class Sim:
     # -- the serial link -------------------------------------------------------
 
     def command(self, line: str) -> str:
-        """Send a command over the pty; collect event lines; return the reply."""
-        self.link.write((line + "\n").encode())
-        while True:
-            raw = self.link.readline()
-            if not raw.endswith(b"\n"):
-                raise SimError("no reply to %r:\n%s" % (line, self._stderr()))
-            text = raw.decode().strip()
-            if text.startswith("ev "):
-                name, side, t, arg = text.split()[1:]
-                self.events.append((name, int(side), int(t), int(arg)))
-                continue
-            return text
+        """One request over the pty (docs/protocol.md); collects the events
+        that came with it. Returns ``ok ...`` or ``err CODE ...``."""
+        verb, _, args = line.strip().partition(" ")
+        if verb in ("config", "override"):  # as the driver does: the canonical spec
+            try:
+                args = tcspec.format(tcspec.parse(args))
+            except tcspec.SpecError:
+                pass  # the clock's own error comes back
+        try:
+            text = "ok " + self.link.request(verb, args).text
+        except CommandError as e:
+            text = "err %s %s" % (e.code, e.message)
+        except LinkError as e:
+            raise SimError("%s\n%s" % (e, self._stderr()))
+        self._collect()
+        return text
+
+    def _collect(self) -> list[tuple[str, int, int, int]]:
+        new = [(e.name, e.side, e.t, e.arg) for e in self.link.take_events()]
+        self.events += new
+        return new
+
+    def read_events(self) -> list[tuple[str, int, int, int]]:
+        """Real time: the events waiting on the serial link."""
+        self.link.pump(0)
+        return self._collect()
 
     def status(self) -> dict[str, int | str]:
         """The clock's state now (also collects every event sent before it)."""
-        words = self.command("status").split()
-        keys = "t state run left0 left1 moves0 moves1 periods0 periods1 first_flag".split()
-        out: dict[str, int | str] = {}
-        for k, v in zip(keys, words[1:], strict=True):
-            out[k] = v if k == "state" else int(v)
+        f = dict(w.split("=", 1) for w in self.command("status").split() if "=" in w)
+        out: dict[str, int | str] = {"t": int(f["t"]), "state": f["state"], "run": int(f["run"])}
+        for key in ("left", "moves", "periods"):
+            a, b = f[key].split(",")
+            out[key + "0"], out[key + "1"] = int(a), int(b)
+        out["first_flag"] = int(f["flag"])
+        out["seq"] = int(f["seq"])
         return out

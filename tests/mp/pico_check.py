@@ -43,6 +43,10 @@ def disable_irq():
 def enable_irq(state):
     assert state == 7
 
+
+def unique_id():
+    return bytes((0xE6, 0x60, 0x38, 0xB7, 0x13, 0x3F, 0x5A, 0x2C))
+
 PINS = {}
 I2CS = {}
 PWMS = {}
@@ -671,14 +675,28 @@ def check_wait_wakes_on_lever_and_deadline():
     assert 40 <= slept < 150, slept
 
 
-def check_serial_lines():
+def check_voice_volume():
     b = make()
-    got = []
-    for c in b"status\r\n\nconfig 5m+3s\n":
-        line = b._serial_byte(c)
-        if line:
-            got.append(line)
-    assert got == ["status", "config 5m+3s"], got
+    i2s = machine.I2SS[0]
+    b.set_volume(5)  # gain 64/256: a quarter
+    b.say(3, 0)
+    run_scheduled()
+    drain_i2s(i2s)
+    data = b"".join(i2s.writes)
+    want = pcm("n3")
+    assert len(data) == len(want) + 1024
+    for i in range(0, len(want), 2):
+        v = want[i] | (want[i + 1] << 8)
+        v = v - 0x10000 if v & 0x8000 else v
+        got = data[i] | (data[i + 1] << 8)
+        got = got - 0x10000 if got & 0x8000 else got
+        assert got == (v * 64) >> 8, (i, v, got)
+
+
+def check_board_identity():
+    b = make()
+    assert b.board_id == "e66038b7133f5a2c", b.board_id
+    assert len(b.boot_id()) == 8 and b.boot_id() != b.boot_id()
 
 
 CHECKS = [
@@ -704,7 +722,8 @@ CHECKS = [
     check_cues_queue_in_order_and_skip_missing,
     check_amp_off_after_hold,
     check_wait_wakes_on_lever_and_deadline,
-    check_serial_lines,
+    check_voice_volume,
+    check_board_identity,
 ]
 
 

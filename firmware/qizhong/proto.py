@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The serial protocol's frames, and the log of recent events (docs/protocol.md).
+
+A frame is ``$`` BODY ``*`` CRC, then optionally CR LF::
+
+    $12 pause*8F0A
+    $e 7 61250 press 0 10000 590000 600000*1C2B
+
+BODY is 1..MAX_BODY printable ASCII bytes, never ``$`` or ``*``; CRC is
+CRC-16/CCITT-FALSE of BODY in four hex digits. ``$`` always starts a frame,
+so a receiver resynchronises on the next one after any garbage.
+
+``Decoder.push(byte)`` takes one byte at a time and says when a frame is
+complete or broken. ``Encoder.event`` writes an event frame into one
+preallocated buffer, allocating nothing (it is on the press path);
+``frame(text)`` builds any other frame. ``EventLog`` keeps the last ``SIZE``
+events by sequence number, so a host that reconnects asks for what it missed.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):  # type: ignore
+        return x
+
+
+PROTOCOL = 1
+MAX_BODY = const(200)
+
+SOF = const(0x24)  # $
+SEP = const(0x2A)  # *
+LF = const(10)
+CR = const(13)
+
+# Decoder.push results.
+NONE = const(0)
+FRAME = const(1)
+E_TRUNCATED = const(-1)  # a frame cut short by a new "$" or a line end
+E_TOO_LONG = const(-2)  # BODY over MAX_BODY: the rest up to the next "$" is skipped
+E_CRC = const(-3)  # the CRC does not match
+E_BYTE = const(-4)  # a byte that cannot be in a frame (control, non-ASCII, bad hex)
+ERROR_CODES = {E_TRUNCATED: "truncated", E_TOO_LONG: "too-long", E_CRC: "crc", E_BYTE: "bad-byte"}
+
+# Decoder states.
+_HUNT = const(0)
+_BODY = const(1)
+_CRC = const(2)
+_SKIP = const(3)
+
+
+def _table():
+    t = [0] * 256
+    for i in range(256):
+        c = i << 8
+        for _ in range(8):
+            c = ((c << 1) ^ 0x1021) if c & 0x8000 else c << 1
+        t[i] = c & 0xFFFF
+    return tuple(t)
+
+
+CRC_TABLE = _table()
+HEX = b"0123456789ABCDEF"
+
+
+def crc16(buf, start, end):
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF) of ``buf[start:end]``."""
+    c = 0xFFFF
+    t = CRC_TABLE
+    for i in range(start, end):
+        c = ((c << 8) & 0xFFFF) ^ t[(c >> 8) ^ buf[i]]
+    return c
+
+
+def _hexval(b):
+    if 48 <= b <= 57:
+        return b - 48
+    if 65 <= b <= 70:
+        return b - 55
+    if 97 <= b <= 102:
+        return b - 87
+    return -1
+
+
+class Decoder:
+    """Bytes in, frames out. ``garbage`` counts bytes dropped outside frames."""
+
+    def __init__(self):
+        self.buf = bytearray(MAX_BODY)
+        self.n = 0
+        self._state = _HUNT
+        self._crc = 0
+        self._k = 0
+        self.garbage = 0
+
+    def push(self, b):
+        """Take one byte; return FRAME (``body()`` holds it), an E_* error, or NONE."""
+        st = self._state
+        if b == SOF:
+            self._state = _BODY
+            self.n = 0
+            return E_TRUNCATED if st == _BODY or st == _CRC else NONE
+        if st == _HUNT:
+            if b != LF and b != CR:
+                self.garbage += 1
+            return NONE
+        if st == _SKIP:
+            return NONE
+        if st == _BODY:
+            if b == SEP:
+                if not self.n:
+                    self._state = _HUNT
+                    return E_TRUNCATED
+                self._state = _CRC
+                self._crc = 0
+                self._k = 0
+                return NONE
+            if b == LF or b == CR:
+                self._state = _HUNT
+                return E_TRUNCATED
+            if b < 0x20 or b > 0x7E:
+                self._state = _HUNT
+                return E_BYTE
+            if self.n == MAX_BODY:
+                self._state = _SKIP
+                return E_TOO_LONG
+            self.buf[self.n] = b
+            self.n += 1
+            return NONE
+        # _CRC
+        v = _hexval(b)
+        if v < 0:
+            self._state = _HUNT
+            return E_TRUNCATED if b == LF or b == CR else E_BYTE
+        self._crc = (self._crc << 4) | v
+        self._k += 1
+        if self._k < 4:
+            return NONE
+        self._state = _HUNT
+        return FRAME if self._crc == crc16(self.buf, 0, self.n) else E_CRC
+
+    def body(self):
+        """The last complete frame's body, as text."""
+        return bytes(self.buf[: self.n]).decode()
+
+
+def frame(text):
+    """One frame (bytes, with CR LF) for ``text``; allocates, for replies."""
+    body = text.encode()
+    c = crc16(body, 0, len(body))
+    return b"$%s*%04X\r\n" % (body, c)
+
+
+class Encoder:
+    """Event frames written into one buffer: ``event(...)`` returns the length."""
+
+    SIZE = 128  # the longest event frame is about 90 bytes
+
+    def __init__(self, names):
+        self.buf = bytearray(self.SIZE)
+        self.names = tuple(n.encode() for n in names)
+        self._n = 0
+
+    def _int(self, v):
+        buf = self.buf
+        i = self._n
+        if v < 0:
+            buf[i] = 45  # -
+            i += 1
+            v = -v
+        p = 1
+        while p * 10 <= v:
+            p *= 10
+        while p:
+            buf[i] = 48 + v // p % 10
+            i += 1
+            p //= 10
+        buf[i] = 32
+        self._n = i + 1
+
+    def event(self, seq, t, kind, side, arg, left0, left1):
+        buf = self.buf
+        buf[0] = SOF
+        buf[1] = 101  # e
+        buf[2] = 32
+        self._n = 3
+        self._int(seq)
+        self._int(t)
+        i = self._n
+        for b in self.names[kind]:
+            buf[i] = b
+            i += 1
+        buf[i] = 32
+        self._n = i + 1
+        self._int(side)
+        self._int(arg)
+        self._int(left0)
+        self._int(left1)
+        i = self._n - 1  # over the last space
+        c = crc16(buf, 1, i)
+        buf[i] = SEP
+        buf[i + 1] = HEX[c >> 12]
+        buf[i + 2] = HEX[(c >> 8) & 15]
+        buf[i + 3] = HEX[(c >> 4) & 15]
+        buf[i + 4] = HEX[c & 15]
+        buf[i + 5] = CR
+        buf[i + 6] = LF
+        return i + 7
+
+
+class EventLog:
+    """The last ``SIZE`` events, by sequence number (1, 2, ...)."""
+
+    SIZE = 256  # a reconnecting host gets back this many; about 8 KB of RAM
+
+    def __init__(self, first=1):
+        n = self.SIZE
+        self.kind = [0] * n
+        self.side = [0] * n
+        self.t = [0] * n
+        self.arg = [0] * n
+        self.left0 = [0] * n
+        self.left1 = [0] * n
+        self.last = first - 1  # the last sequence number given out
+
+    def add(self, kind, side, t, arg, left0, left1):
+        self.last += 1
+        i = self.last % self.SIZE
+        self.kind[i] = kind
+        self.side[i] = side
+        self.t[i] = t
+        self.arg[i] = arg
+        self.left0[i] = left0
+        self.left1[i] = left1
+        return self.last
+
+    def oldest(self):
+        """The oldest sequence number still kept."""
+        o = self.last - self.SIZE + 1
+        return o if o > 1 else 1
+
+    def encode(self, enc, seq):
+        """Frame event ``seq`` (kept) with ``enc``; returns the length."""
+        i = seq % self.SIZE
+        return enc.event(
+            seq, self.t[i], self.kind[i], self.side[i], self.arg[i], self.left0[i], self.left1[i]
+        )

@@ -1,0 +1,287 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The clock driver: one qizhong clock, from a laptop.
+
+    from qizhong import Clock
+    with Clock("/dev/ttyACM0") as clock:
+        clock.configure("xq-rapid")
+        clock.levers("red")        # Red's lever is on the left (EQ-1)
+        clock.start()
+        for ev in clock.events(timeout=5.0):
+            print(ev.name, ev.side, ev.t, ev.left)
+
+Sides are numbers: 0 moves first (Red in Xiangqi, Black in Go, White in
+chess), 1 second; the constants ``FIRST`` and ``SECOND`` name them. Times are
+integer milliseconds. Every method that changes the clock returns once the
+clock has done it; a refusal raises ``CommandError`` with the clock's reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from types import TracebackType
+
+from .link import CommandError, Event, Link, LinkError, Reply
+
+FIRST = 0
+SECOND = 1
+DRAW = 2  # finish(result=DRAW)
+
+__all__ = ["DRAW", "FIRST", "SECOND", "Clock", "CommandError", "Event", "Hello", "LinkError"]
+
+
+@dataclass(frozen=True)
+class Hello:
+    """What a clock says of itself."""
+
+    proto: int
+    firmware: str
+    board: str  # "pico", "sim"
+    id: str  # unique per board (the Pico's flash id)
+    boot: str  # changes at every power-on
+    seq: int  # its last event's sequence number
+
+
+@dataclass(frozen=True)
+class Status:
+    t: int  # the clock's own ms
+    state: str  # idle, running, paused, knocked, flagged, finished
+    run: int  # the side to move, -1 none
+    left: tuple[int, int]
+    moves: tuple[int, int]
+    periods: tuple[int, int]
+    first_flag: int
+    result: int  # after finish: 0, 1, DRAW, or -1
+    levers: str  # whose lever is on the left: red (first) or black (second)
+    locked: bool  # EQ-6: settings locked after three moves each
+    seq: int
+    volume: int
+    muted: bool
+
+
+def _pair(text: str) -> tuple[int, int]:
+    a, b = text.split(",")
+    return int(a), int(b)
+
+
+def _side(side: int | str) -> str:
+    if side in (0, 1, "0", "1"):
+        return str(side)
+    if side in ("red", "first", "white"):
+        return "0"
+    if side in ("black", "second"):
+        return "1"
+    raise ValueError("no side %r (0 or 1, red or black)" % (side,))
+
+
+class Clock:
+    """One clock over a serial port (a Pico's USB, or a simulator's pty)."""
+
+    def __init__(self, port: str | Link, *, timeout: float = Link.TIMEOUT_S) -> None:
+        self.link = port if isinstance(port, Link) else Link(port, timeout=timeout)
+        self.hello = self._hello()
+
+    def __enter__(self) -> Clock:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.link.close()
+
+    def _hello(self) -> Hello:
+        f = self.link.request("hello").fields()
+        return Hello(int(f["proto"]), f["fw"], f["board"], f["id"], f["boot"], int(f["seq"]))
+
+    def _do(self, verb: str, *args: object) -> Reply:
+        return self.link.request(verb, " ".join(str(a) for a in args))
+
+    # -- settings ----------------------------------------------------------------------
+
+    def configure(self, spec: str, override: bool = False) -> None:
+        """Load a time control (docs/timecontrol.md). After three moves each the
+        clock refuses unless ``override`` (EQ-6)."""
+        self._do("override" if override else "config", spec)
+
+    def time_control(self) -> str:
+        """The clock's time control, in the spec syntax."""
+        return self._do("tc").text.split(" ", 1)[1]
+
+    def levers(self, left: int | str) -> None:
+        """Which side's lever is the left one (EQ-1)."""
+        self._do("levers", _side(left))
+
+    def volume(self, level: int) -> None:
+        """Voice volume 0..10."""
+        self._do("volume", level)
+
+    def mute(self, on: bool = True) -> None:
+        """Silence the voice; the time-out buzzer still sounds (TC-8)."""
+        self._do("mute", "on" if on else "off")
+
+    # -- the game ------------------------------------------------------------------------
+
+    def start(self, side: int | str = FIRST) -> None:
+        self._do("start", _side(side))
+
+    def pause(self) -> None:
+        self._do("pause")
+
+    def resume(self) -> None:
+        self._do("resume")
+
+    def new_game(self) -> None:
+        self._do("new")
+
+    def finish(self, result: int | None = None) -> None:
+        """Stop the game; ``result``: the winning side, DRAW, or None. The
+        displays show it."""
+        if result is None:
+            self._do("finish")
+        else:
+            self._do("finish", "draw" if result == DRAW else _side(result))
+
+    def penalty(self, side: int | str, ms: int) -> None:
+        """Add ``ms`` to ``side``'s time (negative: take it away)."""
+        self._do("penalty", _side(side), int(ms))
+
+    def knock(self, side: int | str) -> None:
+        """After a tilt: ``side`` knocked the clock over; the opponent gets 60 s (EQ-5)."""
+        self._do("knock", _side(side))
+
+    def set(
+        self, side: int | str, ms: int, moves: int | None = None, periods: int | None = None
+    ) -> None:
+        """Set a side's main time, and its move count and byo-yomi periods (EQ-7)."""
+        args: list[object] = [_side(side), int(ms)]
+        if moves is not None or periods is not None:
+            args.append(-1 if moves is None else moves)
+        if periods is not None:
+            args.append(periods)
+        self._do("set", *args)
+
+    def load(
+        self,
+        run: int | str,
+        left: tuple[int, int],
+        moves: tuple[int, int],
+        periods: tuple[int, int] = (-1, -1),
+        running: bool = False,
+    ) -> None:
+        """Load a whole game state into a (replacement) clock (EQ-7)."""
+        self._do(
+            "state",
+            _side(run),
+            left[0],
+            moves[0],
+            periods[0],
+            left[1],
+            moves[1],
+            periods[1],
+            "running" if running else "paused",
+        )
+
+    # -- watching ------------------------------------------------------------------------
+
+    def status(self) -> Status:
+        f = self._do("status").fields()
+        return Status(
+            t=int(f["t"]),
+            state=f["state"],
+            run=int(f["run"]),
+            left=_pair(f["left"]),
+            moves=_pair(f["moves"]),
+            periods=_pair(f["periods"]),
+            first_flag=int(f["flag"]),
+            result=int(f["result"]),
+            levers=f["levers"],
+            locked=f["locked"] == "1",
+            seq=int(f["seq"]),
+            volume=int(f["volume"]),
+            muted=f["mute"] == "1",
+        )
+
+    def now(self) -> int:
+        """The clock's own time (ms since it started)."""
+        return int(self._do("time").words[1])
+
+    def events(self, timeout: float = 0.0) -> list[Event]:
+        """New events (each once, in order), waiting up to ``timeout`` s for one."""
+        return self.link.poll(timeout)
+
+    def since(self, seq: int) -> list[Event]:
+        """Every event after ``seq`` the clock still keeps (a fresh history)."""
+        self.link.last_seq = seq
+        self.link.take_events()
+        self.link.sync()
+        return self.link.take_events()
+
+    def reconnect(self) -> None:
+        """Reopen the port and collect whatever was missed meanwhile."""
+        self.link.close()
+        self.link.open()
+        hello = self._hello()
+        if hello.boot != self.hello.boot:  # it restarted: its numbering did too
+            self.link.last_seq = 0
+        self.hello = hello
+        self.link.sync()
+
+    # -- drift -----------------------------------------------------------------------------
+
+    def measure_drift(
+        self, now: Callable[[], int], wait: Callable[[int], None], span_ms: int, samples: int = 8
+    ) -> Fraction:
+        """The clock's rate against ``now`` (host ms), in ppm: positive when
+        the clock runs fast. Reads the clock's time ``samples`` times over
+        ``span_ms``, each stamped at the midpoint of its round trip, and fits a
+        line. ``wait(ms)`` lets host time pass (a sleep, or a simulator's step)."""
+        xs: list[Fraction] = []
+        ys: list[int] = []
+        step = span_ms // max(1, samples - 1)
+        for i in range(samples):
+            if i:
+                wait(step)
+            a = now()
+            c = self.now()
+            b = now()
+            xs.append(Fraction(a + b, 2))
+            ys.append(c)
+        n = len(xs)
+        mx = sum(xs, Fraction(0)) / n
+        my = Fraction(sum(ys), n)
+        sxx = sum(((x - mx) * (x - mx) for x in xs), Fraction(0))
+        sxy = sum(((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)), Fraction(0))
+        if not sxx:
+            raise ValueError("no time passed between samples")
+        return (sxy / sxx - 1) * 1000000
+
+    def trim(self, ppm: int) -> None:
+        """Tell the clock its crystal runs ``ppm`` fast (+) or slow (-)."""
+        self._do("trim", int(ppm))
+
+    def calibrate(
+        self,
+        span_ms: int,
+        samples: int = 8,
+        now: Callable[[], int] | None = None,
+        wait: Callable[[int], None] | None = None,
+    ) -> int:
+        """Measure drift over ``span_ms`` with the trim off, then apply it.
+        Returns the trim (ppm). By default against this host's monotonic clock."""
+
+        def host_ms() -> int:
+            return time.monotonic_ns() // 1000000
+
+        def sleep_ms(ms: int) -> None:
+            time.sleep(ms / 1000)
+
+        self.trim(0)
+        ppm = self.measure_drift(now or host_ms, wait or sleep_ms, span_ms, samples)
+        trim = round(ppm)
+        self.trim(trim)
+        return trim
