@@ -42,7 +42,7 @@ class Board:
         self._ticks = 0  # the crystal's count in virtual time
         self.left_side = 0
         self.low_battery = False
-        self.live_display = not self.virtual
+        self.live_display = not self.virtual and os.getenv("QIZHONG_DISPLAY") != "0"
         self.stopped = False
         self.fb_buf = (bytearray(1024), bytearray(1024))
         self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)

@@ -3,9 +3,12 @@
 
 ``qizhong.core`` is the firmware's pure core (the same files that run on the
 Pico), so the host parses time controls and models a clock exactly as the
-clock itself does.
+clock itself does. ``Clock`` drives one clock over its serial port, ``Hall``
+many at once (docs/protocol.md).
 """
 
 from .core import VERSION as __version__
+from .driver import Clock
+from .hall import Hall
 
-__all__ = ["__version__"]
+__all__ = ["Clock", "Hall", "__version__"]

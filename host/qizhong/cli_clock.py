@@ -14,10 +14,8 @@ import os
 import sys
 
 from . import timecontrol as tcs
-from .driver import DRAW, Clock, Status
+from .driver import DRAW, PICO_USB, Clock, Status
 from .link import CommandError, Event, LinkError
-
-PICO_USB = (0x2E8A, 0x0005)  # Raspberry Pi, MicroPython's USB CDC
 
 
 def _clock(args: argparse.Namespace) -> Clock:
@@ -40,7 +38,13 @@ def _ports() -> list:
 
 
 def fmt_ms(ms: int) -> str:
-    return tcs.fmt_ms(ms)
+    """As a clock shows it: h:mm:ss, m:ss, or s.t under 20 s."""
+    if ms < 20000:
+        return "%d.%d" % (ms // 1000, ms // 100 % 10)
+    s = ms // 1000
+    if s >= 3600:
+        return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+    return "%d:%02d" % (s // 60, s % 60)
 
 
 def fmt_status(st: Status) -> str:

@@ -25,6 +25,8 @@ from types import TracebackType
 
 from .link import CommandError, Event, Link, LinkError, Reply
 
+PICO_USB = (0x2E8A, 0x0005)  # USB vendor and product id of MicroPython on a Pico
+
 FIRST = 0
 SECOND = 1
 DRAW = 2  # finish(result=DRAW)

@@ -117,7 +117,10 @@ class Link:
     # -- the port ------------------------------------------------------------------
 
     def open(self) -> None:
-        self._ser = serial.serial_for_url(self.port, baudrate=115200, timeout=0)
+        try:
+            self._ser = serial.serial_for_url(self.port, baudrate=115200, timeout=0)
+        except (OSError, serial.SerialException) as e:
+            raise LinkError("cannot open %s: %s" % (self.port, e)) from None
         self._dec = proto.Decoder()  # a half frame from before is garbage now
         self.opens += 1
 
@@ -141,7 +144,7 @@ class Link:
                 self.open()
                 self.reopens += 1
                 return
-            except (OSError, serial.SerialException) as e:
+            except LinkError as e:
                 if self._clock() >= deadline:
                     raise LinkError("%s: cannot reopen (%s)" % (self.port, e))
                 _wait(self.REOPEN_S)

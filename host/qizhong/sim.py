@@ -54,12 +54,14 @@ class Sim:
         skew_ppm: int = 0,
         board_id: str = "sim",
         open_link: bool = True,
+        display: bool = True,
     ) -> None:
         """``firmware``: a folder with main.py (default: the repository's);
         ``options``: interpreter options such as ``("-X", "heapsize=64k")``;
         ``skew_ppm``: the simulated crystal runs this fast (+) or slow (-);
         ``open_link``: False leaves the pty to another program (``link.open()``
-        takes it back)."""
+        takes it back); ``display``: False stops a real-time board drawing
+        its displays by itself (for many clocks at once)."""
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
@@ -85,6 +87,7 @@ class Sim:
         env["QIZHONG_TIME"] = "virtual" if virtual else "real"
         env["QIZHONG_SKEW_PPM"] = str(skew_ppm)
         env["QIZHONG_ID"] = board_id
+        env["QIZHONG_DISPLAY"] = "1" if display else "0"
         self.proc = subprocess.Popen(
             [micropython_path(), *options, os.path.join(self.firmware, "main.py")],
             stdin=master,
