@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
 
-.PHONY: all sim test lint typecheck bench mp clean voice
+.PHONY: all sim test lint typecheck bench mp clean voice firmware flash
 
 all: test
 
@@ -27,8 +27,8 @@ test: lint
 	$(BIN)/pytest -q tests
 
 lint: $(STAMP)
-	$(BIN)/ruff check firmware host tests benchmarks tools
-	$(BIN)/ruff format --check firmware host tests benchmarks tools
+	$(BIN)/ruff check firmware host tests benchmarks tools jig hardware
+	$(BIN)/ruff format --check firmware host tests benchmarks tools jig hardware
 	$(MAKE) --no-print-directory typecheck
 
 # The host against its own code; the firmware against the Pico stubs.
@@ -48,6 +48,15 @@ bench: $(STAMP)
 # The Mandarin voice cues (committed): needs espeak-ng and sox, see firmware/assets/voice.
 voice: $(STAMP)
 	$(BIN)/python tools/make_voice.py firmware/assets/voice
+
+# The Pico's flash bundle (.mpy for the RP2040, main.py, voice) in build/firmware,
+# and its upload with mpremote: make flash PORT=/dev/ttyACM0.
+firmware: $(STAMP)
+	$(BIN)/python tools/build_firmware.py --out build/firmware
+
+flash: $(STAMP)
+	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyACM0"; exit 2; }
+	$(BIN)/python tools/build_firmware.py --out build/firmware --port "$(PORT)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,457 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The clock's and the test jig's schematics as code (SKiDL), with ERC and KiCad netlists.
+
+    python hardware/schematic.py           run ERC, write hardware/qizhong.net and jig.net
+    python hardware/schematic.py --check   exit 1 on an ERC error or a stale netlist
+
+Pin assignments are read, never typed: the clock's Pico from
+hardware/pinout.csv, the jig's from jig/pins.py. A net on a Pico GPIO is named
+after its signal in those files. Every part is defined here (no KiCad symbol
+libraries needed); ``bom`` names the hardware/bom.csv line of each.
+
+The clock (qizhong.net)
+    U1 Raspberry Pi Pico. Levers: a microswitch to GND, 10 kOhm pull-up, 1 kOhm
+    + 100 nF low-pass into the GPIO (Schmitt input): 0.1 ms to press, 1 ms to
+    release, bounce shorter than that filtered in hardware, the rest by the
+    firmware's 20 ms rule. Keys: a switch to GND on the internal pull-up. Tilt:
+    ball switch and JP1 (open it when the jig drives the tilt line) to GND,
+    100 nF across. Displays: two SSD1309 modules in I2C mode (DC and CS to GND:
+    address 0x3C; RES by 10 kOhm / 1 uF at power-on), 4.7 kOhm pull-ups per
+    bus. Sound: MAX98357A breakout from VSYS with a speaker; piezo buzzer
+    switched by an NPN from VSYS. Power: 18650 cell, MCP73831 charger from the
+    Pico's VBUS (500 mA), a slide switch, and a Schottky diode into VSYS (the
+    Pico's own diode feeds VSYS from USB). VSYS is read by the Pico's on-board
+    200k/100k divider on GP29, so the battery needs no divider of its own.
+    J2 is the test header the jig plugs into.
+
+The jig (jig.net)
+    U101, a second Pico. Each output lights one LTV-847 optocoupler channel
+    through 330 Ohm; its transistor sits across the clock's switch (collector
+    on the clock's line, emitter on GND). The clock's buzzer, amplifier enable
+    and I2S lines come back through 1 kOhm. J101 mates with the clock's J2.
+"""
+
+import csv
+import os
+import re
+import sys
+
+from skidl import Circuit, Net, Part, Pin
+from skidl.logger import stop_log_file_output
+
+stop_log_file_output()  # SKiDL opens SCRIPT.log / .erc beside the caller on import: none wanted
+
+SKIDL = "skidl"  # the tool name of parts defined here (skidl.SKIDL)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PINOUT = os.path.join(HERE, "pinout.csv")
+JIG_PINS = os.path.join(ROOT, "jig", "pins.py")
+NETLISTS = {"qizhong": os.path.join(HERE, "qizhong.net"), "jig": os.path.join(HERE, "jig.net")}
+TOOL = "kicad8"  # KiCad's eeschema netlist (export (version "D")), read by Pcbnew 5 to 9
+
+P = Pin.types
+# The Pico's 40 header pins: number -> name.
+PICO_PINS = {
+    3: "GND",
+    8: "GND",
+    13: "GND",
+    18: "GND",
+    23: "GND",
+    28: "GND",
+    38: "GND",
+    30: "RUN",
+    33: "AGND",
+    35: "ADC_VREF",
+    36: "3V3",
+    37: "3V3_EN",
+    39: "VSYS",
+    40: "VBUS",
+}
+_HEADER = (1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22, 24, 25, 26, 27, 29)
+# GPn -> header pin (0: not on the header: GP23..GP25 and GP29 are inside the Pico)
+GP_PINS = dict(zip(range(29), (*_HEADER, 0, 0, 0, 31, 32, 34), strict=True))
+for _gp, _pin in GP_PINS.items():
+    if _pin:
+        PICO_PINS[_pin] = "GP%d" % _gp
+INTERNAL = (29,)  # GP29: VSYS/3 through the Pico's own divider, not on the header
+
+# The jig's header (J101) and the clock's test header (J2): pin k+1 carries HARNESS[k].
+HARNESS = (
+    "GND",
+    "lever_left",
+    "lever_right",
+    "key_start",
+    "key_menu",
+    "key_plus",
+    "key_minus",
+    "key_ok",
+    "tilt",
+    "buzzer",
+    "amp_sd",
+    "i2s_din",
+    "i2s_bclk",
+    "i2s_lrclk",
+)
+
+FP = {
+    "pico": "MCU_RaspberryPi_and_Boards:RPi_Pico_SMD_TH",
+    "r": "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P7.62mm_Horizontal",
+    "c": "Capacitor_THT:C_Disc_D5.0mm_W2.5mm_P5.00mm",
+    "c_bulk": "Capacitor_THT:C_Disc_D7.5mm_W5.0mm_P5.00mm",
+    "xh2": "Connector_JST:JST_XH_B2B-XH-A_1x02_P2.50mm_Vertical",
+    "xh4": "Connector_JST:JST_XH_B4B-XH-A_1x04_P2.50mm_Vertical",
+    "oled": "Connector_PinHeader_2.54mm:PinHeader_1x07_P2.54mm_Vertical",
+    "amp": "Connector_PinHeader_2.54mm:PinHeader_1x09_P2.54mm_Vertical",
+    "test": "Connector_PinHeader_2.54mm:PinHeader_2x07_P2.54mm_Vertical",
+    "jumper": "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical",
+    "to92": "Package_TO_SOT_THT:TO-92_Inline",
+    "do41": "Diode_THT:D_DO-41_SOD81_P10.16mm_Horizontal",
+    "led": "LED_THT:LED_D3.0mm",
+    "sot23_5": "Package_TO_SOT_SMD:SOT-23-5",
+    "bat": "Battery:BatteryHolder_Keystone_1042_1x18650",
+    "slide": "Button_Switch_THT:SW_Slide_1P2T_CK_OS102011MS2Q",
+    "buzzer": "Buzzer_Beeper:Buzzer_12x9.5RM7.6",
+    "dip16": "Package_DIP:DIP-16_W7.62mm",
+}
+
+
+def read_pinout(path=None):
+    """signal -> GPIO number, from hardware/pinout.csv (the one pin map)."""
+    with open(path or PINOUT, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for r in rows:
+        m = re.fullmatch(r"GP(\d+)", r["gpio"].strip())
+        if not m:
+            raise ValueError("pinout.csv: %s: bad gpio %r" % (r["signal"], r["gpio"]))
+        out[r["signal"].strip()] = int(m.group(1))
+    return out
+
+
+def read_jig_pins(path=None):
+    """The jig's pin map: the constants of jig/pins.py."""
+    ns = {}
+    path = path or JIG_PINS
+    with open(path, encoding="utf-8") as f:
+        exec(compile(f.read(), path, "exec"), ns)
+    return ns
+
+
+class Sheet:
+    """One circuit being drawn: parts get fixed refs and tags, so netlists are stable."""
+
+    def __init__(self):
+        self.c = Circuit()
+        self.c.no_files = True
+        self.c.track_src = False
+        self.nets = {}
+        self.bom = {}  # ref -> BOM part name
+
+    def net(self, name):
+        if name not in self.nets:
+            self.nets[name] = Net(name, circuit=self.c)
+        return self.nets[name]
+
+    def part(self, ref, bom, value, fp, pins, desc=""):
+        """``pins``: (number, name, type) for each pin."""
+        p = Part(
+            tool=SKIDL,
+            name=bom,
+            ref=ref,
+            tag=ref,
+            value=value,
+            footprint=FP[fp],
+            description=desc,
+            circuit=self.c,
+            pins=[Pin(num=str(n), name=nm, func=f) for n, nm, f in pins],
+        )
+        self.bom[ref] = bom
+        return p
+
+    def r(self, ref, value, a, b, bom=None):
+        p = self.part(ref, bom or "Resistor " + value, value, "r", _two(P.PASSIVE))
+        self.net(a).connect(p[1])
+        self.net(b).connect(p[2])
+        return p
+
+    def cap(self, ref, value, a, b, fp="c"):
+        p = self.part(ref, "Capacitor " + value, value, fp, _two(P.PASSIVE))
+        self.net(a).connect(p[1])
+        self.net(b).connect(p[2])
+        return p
+
+    def pico(self, ref, gpio_nets, rails=True):
+        """A Pico; ``gpio_nets``: GPIO number -> net name. Unused pins are no-connects,
+        and so are 3V3, VSYS and VBUS without ``rails`` (a Pico powered by its USB)."""
+        pins = []
+        for n in range(1, 41):
+            name = PICO_PINS[n]
+            if name.startswith("GP"):
+                kind = P.BIDIR
+            elif name in ("GND", "AGND"):
+                kind = P.PWRIN
+            elif name in ("3V3", "VBUS"):
+                kind = P.PWROUT
+            elif name == "VSYS":
+                kind = P.PWRIN
+            else:
+                kind = P.INPUT
+            pins.append((n, name, kind))
+        u = self.part(ref, "Raspberry Pi Pico", "Pico", "pico", pins, "RP2040 board")
+        for n in range(1, 41):
+            name = PICO_PINS[n]
+            if name in ("GND", "AGND"):
+                self.net("GND").connect(u[n])
+            elif name.startswith("GP") and int(name[2:]) in gpio_nets:
+                self.net(gpio_nets[int(name[2:])]).connect(u[n])
+            elif name in ("3V3", "VSYS", "VBUS") and rails:
+                self.net({"3V3": "+3V3", "VSYS": "VSYS", "VBUS": "VBUS"}[name]).connect(u[n])
+            else:
+                self.c.NC.connect(u[n])  # RUN, ADC_VREF, 3V3_EN, spare GPIOs
+        return u
+
+    def power(self, *names):
+        for name in names:
+            self.net(name).drive = 8  # skidl POWER: a supply rail
+
+    def erc(self):
+        """(errors, warnings) of SKiDL's electrical rules check."""
+        from skidl import erc_logger
+
+        self.c.ERC()
+        return erc_logger.error.count, erc_logger.warning.count
+
+    def netlist(self):
+        """The KiCad netlist, with the date fixed so that it regenerates byte for byte."""
+        text = str(self.c.generate_netlist(tool=TOOL))
+        text = re.sub(r'\(date "[^"]*"\)', '(date "")', text)
+        return re.sub(r'\(source "[^"]*"\)', '(source "hardware/schematic.py")', text)
+
+
+def _two(kind):
+    return [(1, "1", kind), (2, "2", kind)]
+
+
+def clock():
+    """The clock's circuit."""
+    pin = read_pinout()
+    s = Sheet()
+    s.pico("U1", {gp: sig for sig, gp in pin.items() if gp not in INTERNAL})
+    s.power("GND", "+3V3", "VSYS", "VBUS")
+
+    # Levers: switch, pull-up, RC into the Schmitt input.
+    for i, side in enumerate(("left", "right")):
+        sig, sw = "lever_" + side, "lever_%s_sw" % side
+        p = s.part(
+            "SW%d" % (i + 1),
+            "Lever microswitch",
+            "D2F-01L",
+            "xh2",
+            [(1, "COM", P.PASSIVE), (2, "NO", P.PASSIVE)],
+            "on a 2-wire lead: COM and NO",
+        )
+        s.net("GND").connect(p[1])
+        s.net(sw).connect(p[2])
+        s.r("R%d" % (1 + i), "10k", "+3V3", sw)
+        s.r("R%d" % (3 + i), "1k", sw, sig)
+        s.cap("C%d" % (1 + i), "100n", sig, "GND")
+
+    # Arbiter keys on the internal pull-ups.
+    for i, key in enumerate(("key_start", "key_menu", "key_plus", "key_minus", "key_ok")):
+        p = s.part(
+            "SW%d" % (3 + i),
+            "Arbiter key",
+            key[4:],
+            "xh2",
+            [(1, "1", P.PASSIVE), (2, "2", P.PASSIVE)],
+            "12 mm tactile switch on the front panel",
+        )
+        s.net(key).connect(p[1])
+        s.net("GND").connect(p[2])
+
+    # Tilt: ball switch (closed upright) through JP1 to GND.
+    p = s.part("SW8", "Tilt switch", "SW-520D", "xh2", _two(P.PASSIVE), "closed when upright")
+    s.net("tilt").connect(p[1])
+    s.net("tilt_sw").connect(p[2])
+    p = s.part("JP1", "Jumper", "tilt", "jumper", _two(P.PASSIVE), "open while the jig drives tilt")
+    s.net("tilt_sw").connect(p[1])
+    s.net("GND").connect(p[2])
+    s.cap("C3", "100n", "tilt", "GND")
+
+    # Displays: SSD1309 modules in I2C mode.
+    for i in (0, 1):
+        ref = "DS%d" % (i + 1)
+        pins = [
+            (1, "GND", P.PWRIN),
+            (2, "VCC", P.PWRIN),
+            (3, "SCL", P.INPUT),
+            (4, "SDA", P.BIDIR),
+            (5, "RES", P.INPUT),
+            (6, "DC", P.INPUT),
+            (7, "CS", P.INPUT),
+        ]
+        d = s.part(ref, "OLED 2.42in SSD1309", "128x64", "oled", pins, ("left", "right")[i])
+        bus = "i2c%d" % i
+        s.net("GND").connect(d["GND"], d["DC"], d["CS"])
+        s.net("+3V3").connect(d["VCC"])
+        s.net(bus + "_scl").connect(d["SCL"])
+        s.net(bus + "_sda").connect(d["SDA"])
+        s.net("oled%d_res" % i).connect(d["RES"])
+        s.r("R%d" % (5 + 2 * i), "4k7", "+3V3", bus + "_scl")
+        s.r("R%d" % (6 + 2 * i), "4k7", "+3V3", bus + "_sda")
+        s.r("R%d" % (9 + i), "10k", "+3V3", "oled%d_res" % i)
+        s.cap("C%d" % (4 + i), "1u", "oled%d_res" % i, "GND")
+
+    # Voice: MAX98357A breakout and speaker.
+    pins = [
+        (1, "LRC", P.INPUT),
+        (2, "BCLK", P.INPUT),
+        (3, "DIN", P.INPUT),
+        (4, "GAIN", P.NOCONNECT),
+        (5, "SD", P.INPUT),
+        (6, "GND", P.PWRIN),
+        (7, "VIN", P.PWRIN),
+        (8, "OUT+", P.OUTPUT),
+        (9, "OUT-", P.OUTPUT),
+    ]
+    a = s.part("U2", "MAX98357A breakout", "MAX98357A", "amp", pins, "GAIN open; 8-9: its terminal")
+    s.net("i2s_lrclk").connect(a["LRC"])
+    s.net("i2s_bclk").connect(a["BCLK"])
+    s.net("i2s_din").connect(a["DIN"])
+    s.net("amp_sd").connect(a["SD"])
+    s.net("GND").connect(a["GND"])
+    s.net("VSYS").connect(a["VIN"])
+    s.net("spk_p").connect(a["OUT+"])
+    s.net("spk_n").connect(a["OUT-"])
+    ls = s.part("LS1", "Speaker", "4R 3W", "xh2", _two(P.PASSIVE))
+    s.net("spk_p").connect(ls[1])
+    s.net("spk_n").connect(ls[2])
+
+    # Buzzer: piezo from VSYS, switched by an NPN.
+    q = s.part(
+        "Q1",
+        "NPN transistor",
+        "2N3904",
+        "to92",
+        [(1, "E", P.PASSIVE), (2, "B", P.PASSIVE), (3, "C", P.PASSIVE)],
+    )
+    s.r("R11", "1k", "buzzer", "buzzer_base")
+    s.r("R12", "10k", "buzzer_base", "GND")
+    s.net("buzzer_base").connect(q["B"])
+    s.net("GND").connect(q["E"])
+    s.net("buzzer_drive").connect(q["C"])
+    bz = s.part("BZ1", "Piezo buzzer", "PS1240", "buzzer", _two(P.PASSIVE))
+    s.net("VSYS").connect(bz[1])
+    s.net("buzzer_drive").connect(bz[2])
+    s.r("R13", "1k", "VSYS", "buzzer_drive")  # discharges the piezo
+
+    # Power: 18650, charger from VBUS, switch, Schottky into VSYS.
+    bt = s.part(
+        "BT1", "Li-ion cell 18650", "3.6V", "bat", [(1, "+", P.PWROUT), (2, "-", P.PASSIVE)]
+    )
+    s.net("VBAT").connect(bt["+"])
+    s.net("GND").connect(bt["-"])
+    pins = [
+        (1, "STAT", P.OPENCOLL),
+        (2, "VSS", P.PWRIN),
+        (3, "VBAT", P.PASSIVE),
+        (4, "VDD", P.PWRIN),
+        (5, "PROG", P.PASSIVE),
+    ]
+    u = s.part("U3", "Li-ion charger", "MCP73831-2", "sot23_5", pins, "500 mA (PROG 2 kOhm)")
+    s.net("charge_led").connect(u["STAT"])
+    s.net("GND").connect(u["VSS"])
+    s.net("VBAT").connect(u["VBAT"])
+    s.net("VBUS").connect(u["VDD"])
+    s.net("charge_prog").connect(u["PROG"])
+    s.r("R14", "2k", "charge_prog", "GND")
+    s.cap("C6", "4u7", "VBUS", "GND", fp="c_bulk")
+    s.cap("C7", "4u7", "VBAT", "GND", fp="c_bulk")
+    s.r("R15", "1k", "VBUS", "charge_led_a")
+    led = s.part("D2", "LED", "red", "led", [(1, "K", P.PASSIVE), (2, "A", P.PASSIVE)], "charging")
+    s.net("charge_led_a").connect(led["A"])
+    s.net("charge_led").connect(led["K"])
+    sw = s.part(
+        "SW9",
+        "Slide switch",
+        "power",
+        "slide",
+        [(1, "A", P.PASSIVE), (2, "COM", P.PASSIVE), (3, "B", P.NOCONNECT)],
+    )
+    s.net("VBAT").connect(sw["COM"])
+    s.net("VBAT_SW").connect(sw["A"])
+    d = s.part("D1", "Schottky diode", "1N5817", "do41", [(1, "K", P.PASSIVE), (2, "A", P.PASSIVE)])
+    s.net("VBAT_SW").connect(d["A"])
+    s.net("VSYS").connect(d["K"])
+
+    # J2: the test header for the jig.
+    pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
+    j = s.part("J2", "Pin header 2x7", "test", "test", pins, "the jig's harness")
+    for k, name in enumerate(HARNESS):
+        s.net(name).connect(j[k + 1])
+    return s
+
+
+def jig():
+    """The test jig's circuit."""
+    jp = read_jig_pins()
+    channels, opto = jp["CHANNELS"], jp["OPTO"]
+    listen = dict(jp["LISTEN"])
+    gpio = {n: "jig_opto%d" % k for k, n in enumerate(opto)}
+    gpio.update({n: "jig_" + name for name, n in listen.items()})
+    s = Sheet()
+    s.pico("U101", gpio, rails=False)
+    s.power("GND")
+    for u in range(len(channels) // 4):
+        pins = []
+        for k in range(4):  # LTV-847: LEDs on pins 1..8, transistors on 9..16
+            pins += [
+                (2 * k + 1, "A%d" % (k + 1), P.PASSIVE),
+                (2 * k + 2, "K%d" % (k + 1), P.PASSIVE),
+            ]
+            pins += [
+                (16 - 2 * k, "C%d" % (k + 1), P.OPENCOLL),
+                (15 - 2 * k, "E%d" % (k + 1), P.PASSIVE),
+            ]
+        oc = s.part("U%d" % (102 + u), "Optocoupler x4", "LTV-847", "dip16", pins)
+        for k in range(4):
+            ch = 4 * u + k
+            s.r("R%d" % (101 + ch), "330", "jig_opto%d" % ch, "jig_led%d" % ch)
+            s.net("jig_led%d" % ch).connect(oc["A%d" % (k + 1)])
+            s.net("GND").connect(oc["K%d" % (k + 1)], oc["E%d" % (k + 1)])
+            s.net(channels[ch]).connect(oc["C%d" % (k + 1)])
+    for k, (name, _) in enumerate(jp["LISTEN"]):
+        s.r("R%d" % (111 + k), "1k", name, "jig_" + name)
+    pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
+    j = s.part("J101", "Pin header 2x7", "harness", "test", pins, "to the clock's J2")
+    for k, name in enumerate(HARNESS):
+        s.net(name).connect(j[k + 1])
+    return s
+
+
+SHEETS = {"qizhong": clock, "jig": jig}
+
+
+def main(argv):
+    failed = False
+    for name, make in SHEETS.items():
+        sheet = make()
+        errors, warnings = sheet.erc()
+        print("%s: ERC %d errors, %d warnings" % (name, errors, warnings))
+        text = sheet.netlist()
+        if "--check" in argv:
+            with open(NETLISTS[name], encoding="utf-8") as f:
+                if f.read() != text:
+                    print("%s is stale: run python hardware/schematic.py" % NETLISTS[name])
+                    failed = True
+        else:
+            with open(NETLISTS[name], "w", encoding="utf-8") as f:
+                f.write(text)
+            print("wrote " + os.path.relpath(NETLISTS[name], ROOT))
+        failed = failed or errors > 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The hardware (issue #7): schematic ERC, netlists, pin map, BOM, power budget, drawings.
+
+hardware/schematic.py reads hardware/pinout.csv (the clock) and jig/pins.py
+(the jig), so these fail when a committed netlist, the BOM or a drawing no
+longer matches them.
+"""
+
+import csv
+import importlib.util
+import os
+import re
+from decimal import Decimal
+
+import pytest
+
+from conftest import ROOT
+
+HW = os.path.join(ROOT, "hardware")
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+schematic = _load("schematic", os.path.join(HW, "schematic.py"))
+power = _load("power", os.path.join(HW, "power.py"))
+gen_pins = _load("gen_pins", os.path.join(ROOT, "tools", "gen_pins.py"))
+
+
+@pytest.fixture(scope="module")
+def sheets():
+    return {name: make() for name, make in schematic.SHEETS.items()}
+
+
+def nets_of(netlist):
+    """net name -> {(ref, pin)} from a KiCad netlist."""
+    out = {}
+    for block in netlist.split("(net\n")[1:]:
+        name = re.search(r'\(name "([^"]*)"\)', block).group(1)
+        out[name] = set(re.findall(r'\(ref "([^"]+)"\)\s*\(pin "([^"]+)"\)', block))
+    return out
+
+
+@pytest.mark.parametrize("name", ["qizhong", "jig"])
+def test_erc_finds_no_error_and_no_warning(sheets, name):
+    assert sheets[name].erc() == (0, 0)
+
+
+def test_erc_catches_two_outputs_on_one_net():
+    s = schematic.Sheet()
+    for ref in ("U1", "U2"):
+        p = s.part(ref, "Driver", "x", "r", [(1, "O", schematic.P.OUTPUT)])
+        s.net("fight").connect(p[1])
+    errors, _ = s.erc()
+    assert errors > 0
+
+
+@pytest.mark.parametrize("name", ["qizhong", "jig"])
+def test_the_committed_netlist_is_regenerated_byte_for_byte(sheets, name):
+    with open(schematic.NETLISTS[name], encoding="utf-8") as f:
+        committed = f.read()
+    assert sheets[name].netlist() == committed, "run: python hardware/schematic.py"
+    assert committed.startswith("(export") and '(version "D")' in committed
+
+
+def test_every_pinout_signal_is_on_its_pico_pin_in_the_netlist(sheets):
+    nets = nets_of(sheets["qizhong"].netlist())
+    rows = gen_pins.read_csv()
+    assert schematic.read_pinout() == {r["signal"]: gen_pins.gpio_number(r["gpio"]) for r in rows}
+    for r in rows:
+        gp = gen_pins.gpio_number(r["gpio"])
+        if gp in schematic.INTERNAL:
+            assert r["signal"] not in nets  # GP29 is inside the Pico
+            continue
+        assert ("U1", str(schematic.GP_PINS[gp])) in nets[r["signal"]], r["signal"]
+    # and no Pico GPIO carries a signal the pin map does not know
+    named = {n for n, nodes in nets.items() if any(ref == "U1" for ref, _ in nodes)}
+    assert named - {r["signal"] for r in rows} == {"GND", "+3V3", "VSYS", "VBUS"}
+
+
+def test_the_schematic_follows_a_changed_pinout(tmp_path, monkeypatch):
+    src = os.path.join(HW, "pinout.csv")
+    with open(src, encoding="utf-8") as f:
+        text = f.read().replace("key_ok,GP8,", "key_ok,GP10,")
+    moved = tmp_path / "pinout.csv"
+    moved.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(schematic, "PINOUT", str(moved))
+    nets = nets_of(schematic.clock().netlist())
+    assert ("U1", "14") in nets["key_ok"] and ("U1", "11") not in nets["key_ok"]
+
+
+def test_the_jig_drives_each_clock_line_through_an_optocoupler(sheets):
+    jp = schematic.read_jig_pins()
+    jig_nets = nets_of(sheets["jig"].netlist())
+    clock_nets = nets_of(sheets["qizhong"].netlist())
+    for ch, signal in enumerate(jp["CHANNELS"]):
+        refs = {ref for ref, _ in jig_nets[signal]}
+        assert any(ref.startswith("U10") and ref != "U101" for ref in refs), signal
+        led = "jig_opto%d" % ch
+        assert ("U101", str(schematic.GP_PINS[jp["OPTO"][ch]])) in jig_nets[led]
+        assert signal in clock_nets
+    for k, name in enumerate(schematic.HARNESS):  # J101 mates with J2 pin for pin
+        assert ("J101", str(k + 1)) in jig_nets[name]
+        assert ("J2", str(k + 1)) in clock_nets[name]
+
+
+def _bom(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize(("name", "bom"), [("qizhong", "bom.csv"), ("jig", "jig-bom.csv")])
+def test_bom_lists_every_schematic_part_and_adds_up(sheets, name, bom):
+    rows = _bom(os.path.join(HW, bom))
+    assert list(rows[0]) == [
+        "refs",
+        "part",
+        "value",
+        "manufacturer",
+        "mpn",
+        "quantity",
+        "unit_cost_usd",
+        "total_usd",
+        "notes",
+    ]
+    listed = {}
+    total = Decimal(0)
+    for r in rows:
+        qty, unit, line = int(r["quantity"]), Decimal(r["unit_cost_usd"]), Decimal(r["total_usd"])
+        assert qty * unit == line, r["part"]
+        assert r["manufacturer"] and r["part"]
+        total += line
+        if r["refs"] != "-":
+            refs = r["refs"].split()
+            assert len(refs) == qty, r["part"]
+            for ref in refs:
+                assert ref not in listed, "%s listed twice" % ref
+                listed[ref] = r["part"]
+    assert listed == sheets[name].bom  # every part, under the schematic's name for it
+    assert total > 0
+    print("%s BOM total: $%s" % (name, total))
+
+
+def test_the_power_budget_is_current_and_meets_the_fide_rule():
+    low, ok = power.firmware_thresholds()
+    assert (low, ok) == (3500, 3700)
+    rows = power.read_parts()
+    with open(power.DOC, encoding="utf-8") as f:
+        assert f.read() == power.render(rows, low, ok), "run: python hardware/power.py"
+    assert power.check(rows, low) == []
+    ma, _, _ = power.budget(rows, "worst")
+    assert power.life(ma, low)[1] >= power.REQUIRED_H
+    assert power.check(rows, 3200)  # a warning that late would not leave 10 h
+
+
+def test_the_battery_curve_is_monotonic():
+    volts = [v for v, _ in power.CURVE]
+    left = [f for _, f in power.CURVE]
+    assert volts == sorted(volts, reverse=True) and left == sorted(left, reverse=True)
+    assert power.left_at(3.75) == pytest.approx(0.5 + 0.1 * 5 / 7)  # between 3.77 and 3.70
+
+
+def test_the_drawings_are_current(tmp_path):
+    drawings = _load("drawings", os.path.join(HW, "drawings.py"))
+    for name, path in drawings.OUT.items():
+        fresh = tmp_path / (name + ".svg")
+        getattr(drawings, name)(str(fresh))
+        with open(path, encoding="utf-8") as f:
+            assert fresh.read_text(encoding="utf-8") == f.read(), "run: python hardware/drawings.py"
+    wiring = (tmp_path / "wiring.svg").read_text(encoding="utf-8")
+    for sig in schematic.read_pinout():
+        if sig != "vsys_sense":
+            assert sig in wiring
