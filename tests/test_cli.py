@@ -56,3 +56,14 @@ def test_console_script_runs():
         [sys.executable, "-m", "qizhong.cli", "--version"], capture_output=True, text=True
     )
     assert r.returncode == 0 and r.stdout.startswith("qizhong 0.")
+
+
+def test_every_documented_command_is_registered():
+    from qizhong import cli
+
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    for name in (
+        "presets", "tc", "sim", "ports", "config", "start", "pause", "resume", "penalty",
+        "knock", "set", "status", "events", "flash", "arbiter", "calibrate",
+    ):  # fmt: skip
+        assert name in sub.choices, name

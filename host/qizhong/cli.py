@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import __version__, cli_clock
+from . import __version__, cli_arbiter, cli_clock
 from . import timecontrol as tcs
 
 
@@ -127,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
     s.set_defaults(func=cmd_sim)
     cli_clock.add_commands(sub)
+    cli_arbiter.add_commands(sub)
     return p
 
 
