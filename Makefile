@@ -41,6 +41,7 @@ typecheck: $(STAMP)
 mp: $(STAMP)
 	$(BIN)/micropython tests/mp/run_core.py
 	$(BIN)/micropython tests/mp/heap_check.py
+	$(BIN)/micropython tests/mp/proto_check.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -52,6 +52,12 @@ def test_steady_state_allocates_nothing(micropython):
     assert "heap: 10 passed, 0 failed" in r.stdout
 
 
+def test_event_frames_allocate_nothing(micropython):
+    r = run_mp(micropython, "proto_check.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "proto: 2 passed, 0 failed" in r.stdout
+
+
 def test_core_runs_in_a_64k_heap(micropython, tmp_path):
     # Compiled with mpy-cross (as deployed), the core plays in a 64 KB heap;
     # the Pico has about 190 KB. From source, compiling alone needs ~128 KB.
