@@ -51,6 +51,7 @@ from .core.timecontrol import DELAY
 from .driver import DRAW, Clock, CommandError
 from .link import Event
 from .rules import xiangqi, xiangqi_pgn
+from .timecontrol import fmt_clock
 
 __all__ = [
     "ArbiterError",
@@ -408,7 +409,7 @@ class GameSession:
         if self.result is None:
             self._say(
                 "info",
-                "%s %+d s: %s" % (self.name(ev.side), ev.arg // 1000, _clock(ev.left[ev.side])),
+                "%s %+d s: %s" % (self.name(ev.side), ev.arg // 1000, fmt_clock(ev.left[ev.side])),
             )
 
     def _on_set(self, ev: Event) -> None:
@@ -473,7 +474,7 @@ class GameSession:
         self._say(
             "info",
             "%s %s: %s used, %s left"
-            % (self.name(p.side), played.text, _clock(p.used), _clock(p.left[p.side])),
+            % (self.name(p.side), played.text, fmt_clock(p.used), fmt_clock(p.left[p.side])),
         )
 
     def _unpaired(self, press: Press) -> None:
@@ -623,7 +624,7 @@ class GameSession:
                     extra = " %d/%d" % (self.block[i], self._block_moves)
                 else:
                     extra = " CNT"
-            parts.append("%s%s %s%s" % (mark, self.name(i), _clock(st.left[i]), extra))
+            parts.append("%s%s %s%s" % (mark, self.name(i), fmt_clock(st.left[i]), extra))
         state = st.state if st.state != "running" else ""
         tail = "  fouls %d-%d" % tuple(self.fouls) if any(self.fouls) else ""
         return "%s | %s  %s%s" % (parts[0], parts[1], state, tail)
@@ -647,16 +648,6 @@ class GameSession:
         except OSError as e:
             raise ArbiterError("cannot write %s: %s" % (path, e.strerror)) from None
         return path
-
-
-def _clock(ms: int) -> str:
-    """As a clock face shows it: h:mm:ss, m:ss, or s.t under 20 s."""
-    if ms < 20000:
-        return "%d.%d" % (ms // 1000, ms // 100 % 10)
-    s = ms // 1000
-    if s >= 3600:
-        return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
-    return "%d:%02d" % (s // 60, s % 60)
 
 
 def free_path(path: str) -> str:
@@ -797,7 +788,7 @@ class XiangqiSession(GameSession):
         low = min(before, press.left[opp])
         what = "%s pressed the clock without moving" % self.name(side)
         if low < ONE_MINUTE:
-            self._end(Result(opp, "%s with under 1 min on a clock (%s)" % (what, _clock(low)),
+            self._end(Result(opp, "%s with under 1 min on a clock (%s)" % (what, fmt_clock(low)),
                              "XQ-R19", "rules infraction"))  # fmt: skip
             return
         if self.no_moves[side] >= 2:

@@ -37,16 +37,6 @@ def _ports() -> list:
     return list(list_ports.comports())
 
 
-def fmt_ms(ms: int) -> str:
-    """As a clock shows it: h:mm:ss, m:ss, or s.t under 20 s."""
-    if ms < 20000:
-        return "%d.%d" % (ms // 1000, ms // 100 % 10)
-    s = ms // 1000
-    if s >= 3600:
-        return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
-    return "%d:%02d" % (s // 60, s % 60)
-
-
 def fmt_status(st: Status) -> str:
     names = ("red", "black")
     lines = [
@@ -62,7 +52,7 @@ def fmt_status(st: Status) -> str:
             "  %-5s %10s  moves %3d  periods %d%s"
             % (
                 names[i],
-                fmt_ms(st.left[i]),
+                tcs.fmt_clock(st.left[i]),
                 st.moves[i],
                 st.periods[i],
                 "  flag (first)" if st.first_flag == i else "",
@@ -80,8 +70,8 @@ def fmt_event(ev: Event) -> str:
         ev.name,
         side,
         ev.arg,
-        fmt_ms(ev.left[0]),
-        fmt_ms(ev.left[1]),
+        tcs.fmt_clock(ev.left[0]),
+        tcs.fmt_clock(ev.left[1]),
     )
 
 

@@ -36,6 +36,16 @@ __all__ = [
 ]
 
 
+def fmt_clock(ms: int) -> str:
+    """``ms`` as a clock face shows it: h:mm:ss, m:ss, or s.t under 20 s."""
+    if ms < 20000:
+        return "%d.%d" % (ms // 1000, ms // 100 % 10)
+    s = ms // 1000
+    if s >= 3600:
+        return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+    return "%d:%02d" % (s // 60, s % 60)
+
+
 def spec_of(tc: TimeControl) -> str:
     """The canonical spec text of ``tc``."""
     return str(tcspec.format(tc))
