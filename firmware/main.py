@@ -24,7 +24,12 @@ def board():
 
 
 def main():
-    asyncio.run(App(board(), tcspec.parse(DEFAULT)).run())
+    b = board()
+    try:
+        asyncio.run(App(b, tcspec.parse(DEFAULT)).run())
+    except KeyboardInterrupt:  # Ctrl-C (mpremote): the REPL, with the watchdog fed a while
+        b.keep_alive()
+        raise
 
 
 main()

@@ -64,6 +64,6 @@ def test_every_documented_command_is_registered():
     sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
     for name in (
         "presets", "tc", "sim", "ports", "config", "start", "pause", "resume", "penalty",
-        "knock", "set", "status", "events", "flash", "arbiter", "calibrate",
+        "knock", "set", "status", "events", "flash", "arbiter", "calibrate", "pair",
     ):  # fmt: skip
         assert name in sub.choices, name

@@ -276,3 +276,12 @@ def test_link_reports_frames_it_could_not_read():
         link: Link = sim.link
         link.feed(b"$e 1 2 press 0 0 0 0*0000\r\n")
         assert link.bad_frames == 1 and link.take_events() == []
+
+
+def test_state_load_keeps_what_is_given_as_minus_one():
+    with Sim() as sim:
+        c = Clock(sim.link)
+        c.configure("10m")
+        c.load(0, (-1, 5000), (7, -1))  # EQ-7: only Black's time and Red's moves given
+        st = c.status()
+        assert st.left == (600000, 5000) and st.moves == (7, 0)

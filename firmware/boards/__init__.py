@@ -2,14 +2,23 @@
 """Boards: the one interface between the firmware and a world.
 
 A board provides:
+  NAME, board_id        "pico" or "sim"; a unique id (the Pico's flash id)
   now()                 monotonic integer ms
   pop_input()           next input kind (app.IN_*), or 0; sets in_arg, in_t
   await wait(deadline)  return by the deadline (ms, -1: none) or on an input
   fb[0], fb[1]          the left and right framebuffers; show(i) sends one out
   live_display          True when displays refresh by themselves
-  beep(on, t), say(cue, t), low_battery
-  start_serial(app), send_event(name, side, t, arg), stopped, left_side
+  beep(on, t), say(cue, t), set_volume(0..10), low_battery
+  start_serial(app)     feed app.serial_in(byte) from the host's link (usb.Serial)
+  write_n(buf, n), write(data)
+                        send bytes if the link takes them now; True if sent
+  boot_id()             a new random id at every start
+  set_trim(ppm)         correct the crystal's rate (docs/protocol.md)
+  state_dir             the journal's folder (None: no journal; docs/journal.md)
+  feed(), keep_alive()  the watchdog: fed each loop pass; kept fed after Ctrl-C
+  flash_stats()         optional: the journal's flash figures
+  stopped, left_side
 
-``sim`` runs on MicroPython's unix port against the host's simulator;
-``pico`` (issue #3, in progress) on the Raspberry Pi Pico.
+``sim`` runs on MicroPython's unix port against the host's simulator
+(docs/sim.md); ``pico`` on the Raspberry Pi Pico (docs/hardware-build.md).
 """

@@ -80,6 +80,17 @@ Serial
     docs/protocol.md. A frame is written only when the CDC buffer takes it
     at once, so a host that stops reading never stalls the clock. Ctrl-C
     still interrupts, so mpremote can take over.
+
+Watchdog and journal (#8, docs/journal.md)
+    ``feed`` runs once per pass of the app's loop; the first call starts
+    ``machine.WDT`` (``WDT_MS``; it cannot be stopped again). A loop stuck
+    that long resets the Pico, and the journal in ``STATE_DIR`` (on the
+    littlefs root that holds the firmware) brings the clock back paused with
+    its last committed state, exactly as after a power cut. After Ctrl-C
+    (mpremote), main.py calls ``keep_alive``: a timer feeds the watchdog for
+    ``MAINT_MS`` so the REPL can be used, then lets it reset the clock.
+    A soft reset (Ctrl-D) stops that timer: the watchdog resets the clock
+    ``WDT_MS`` later unless the host feeds it (docs/journal.md).
 """
 
 import asyncio
@@ -122,6 +133,10 @@ CHUNK = const(1024)  # 64 ms of 8 kHz 16-bit mono
 IBUF = const(4096)  # the I2S ring: 256 ms
 CUES = const(4)  # cue queue (3 waiting)
 AMP_HOLD_MS = const(400)
+
+WDT_MS = const(5000)  # a loop pass takes at most IDLE_MS plus a flash erase (0.4 s)
+MAINT_MS = const(600_000)  # after Ctrl-C, the REPL keeps the watchdog fed this long
+STATE_DIR = "/state"  # the journal's folder
 
 BATTERY_MS = const(2000)
 LOW_MV = const(3500)
@@ -263,6 +278,10 @@ class Board:
         self._app = None
         self._serial = Serial()
         self.board_id = "%02x" * 8 % tuple(unique_id())
+        self.state_dir = STATE_DIR
+        self._wdt = None  # machine.WDT, from the first feed on
+        self._maint = None
+        self._maint_raw = self._read  # ticks: until then the REPL feeds the watchdog
 
     # -- time --------------------------------------------------------------------
 
@@ -543,10 +562,10 @@ class Board:
         self._flag.set()
 
     def write_n(self, buf, n):
-        self._serial.write_n(buf, n)
+        return self._serial.write_n(buf, n)
 
     def write(self, data):
-        self._serial.write(data)
+        return self._serial.write(data)
 
     def boot_id(self):
         return "%02x%02x%02x%02x" % tuple(urandom(4))
@@ -557,3 +576,28 @@ class Board:
 
     def set_trim(self, ppm):
         self._mono.skew_ppm = ppm
+
+    # -- watchdog ----------------------------------------------------------------
+
+    def feed(self):
+        """Feed the watchdog; the first call starts it."""
+        w = self._wdt
+        if w is None:
+            from machine import WDT
+
+            w = self._wdt = WDT(timeout=WDT_MS)
+        w.feed()
+
+    def keep_alive(self):
+        """After Ctrl-C: feed the watchdog from a timer for MAINT_MS."""
+        if self._wdt is None or self._maint is not None:
+            return
+        from machine import Timer
+
+        self._maint_raw = ticks_add(self._ticks(), MAINT_MS)
+        self._maint = Timer(-1, period=WDT_MS // 4, callback=self._maint_feed)
+
+    def _maint_feed(self, _):
+        w = self._wdt
+        if w is not None and ticks_diff(self._maint_raw, self._ticks()) > 0:
+            w.feed()

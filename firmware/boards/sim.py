@@ -6,7 +6,7 @@ bytes as over USB). The physical world is a TCP connection to the host's
 simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
 
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
-                  frame | quit
+                  frame | quit | cut N
   board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX
                   | volume T V
 
@@ -14,6 +14,12 @@ In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
 ``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
 deadline, -1 for none) once everything due by T has happened. In real time
 the board reads ticks_ms and the host's lines arrive when they arrive.
+
+Flash (#8, docs/journal.md): QIZHONG_FLASH=path is a littlefs image
+(boards/flashfile.py, created blank and formatted if missing) mounted at
+/flash; the journal keeps the clock's state in /flash/state. ``cut N`` puts
+a power cut N bytes of flash writes ahead: the write there is torn and the
+process kills itself. Without QIZHONG_FLASH there is no journal.
 """
 
 import asyncio
@@ -69,6 +75,21 @@ class Board:
         self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
         self._world = asyncio.StreamReader(self._sock)
         self._tell("hello sim 1")
+        self.state_dir = None  # #8: the journal's folder, on the flash image
+        self.flash = None
+        image = os.getenv("QIZHONG_FLASH")
+        if image:
+            from boards import flashfile
+
+            self.flash = flashfile.Flash(image)
+            try:
+                flashfile.mount(self.flash, "/flash")
+            except ValueError as e:  # never formatted over: say why (on stderr), and stop
+                import sys
+
+                sys.stderr.write("QIZHONG_FLASH: %s\n" % e)
+                raise
+            self.state_dir = "/flash/state"
 
     # -- time --------------------------------------------------------------------
 
@@ -131,6 +152,12 @@ class Board:
             return
         if op == "frame":
             self._want_frame = True
+            return
+        if op == "cut":  # a power cut inside a flash write, N bytes ahead (#8)
+            if self.flash is None:
+                self._tell("err cut: no flash (QIZHONG_FLASH)")
+            else:
+                self.flash.cut_after(int(words[1]), self._power_off)
             return
         if self.virtual:
             t = int(words[-1])
@@ -197,10 +224,10 @@ class Board:
         self._serial.start(app)
 
     def write_n(self, buf, n):
-        self._serial.write_n(buf, n)
+        return self._serial.write_n(buf, n)
 
     def write(self, data):
-        self._serial.write(data)
+        return self._serial.write(data)
 
     def boot_id(self):
         return "%08x" % (time.time_ns() & 0x7FFFFFFF)
@@ -210,6 +237,26 @@ class Board:
 
     def set_trim(self, ppm):
         self._mono.skew_ppm = ppm
+
+    # -- power (#8) --------------------------------------------------------------
+
+    def feed(self):
+        """No watchdog here: the host's Sim.power_cut is the simulated reset."""
+
+    def keep_alive(self):
+        """After Ctrl-C (pico.py keeps its watchdog fed); nothing to do here."""
+
+    def flash_stats(self):
+        return self.flash.stats() if self.flash is not None else "none"
+
+    def _power_off(self):
+        # The flash just took its last byte: die now, as a chip losing power
+        # would, with nothing more written (the process cannot run on).
+        import sys
+
+        sys.stderr.write("power cut: flash write torn\n")
+        os.system("kill -9 $PPID")
+        raise SystemExit(137)  # only if the kill failed
 
 
 def _diff(a, b):

@@ -65,14 +65,16 @@ class Serial:
         return False
 
     def write_n(self, buf, n):
-        """Write ``buf[:n]`` if the link takes it now; else drop it."""
+        """Write ``buf[:n]`` if the link takes it now, and say so; else drop it."""
         if not self._ready():
             self.dropped += 1
-            return
+            return False
         try:
             self._out.write(buf, n)
         except OSError:
             self.dropped += 1
+            return False
+        return True
 
     def write(self, data):
-        self.write_n(data, len(data))
+        return self.write_n(data, len(data))

@@ -12,7 +12,7 @@ one reply each, and every event out with a sequence number; the last
 ``EventLog.SIZE`` events are kept for a host that reconnects.
 """
 
-from . import VERSION, tcspec
+from . import VERSION, auth, tcspec
 from . import clock as C
 from . import proto as P
 from .face import Face
@@ -39,7 +39,8 @@ EV_LEVERS = 18  # side: whose lever is the left one
 EV_VOLUME = 19  # arg: the volume now (0: muted)
 EV_TRIM = 20  # arg: ppm
 EV_BOOT = 21  # the clock started
-EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot")
+EV_PAIR = 22  # #8: arg 1 paired (a new key), 0 unpaired
+EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair")
 
 # The standalone setup menu (no computer): pick a preset, then edit its first
 # stage's base and increment with plus/minus; ok steps on, menu leaves.
@@ -60,6 +61,7 @@ INC_STEP = 1000  # ms per plus/minus on the increment
 class App:
     BEEP_MS = 2000  # TC-8: the time-out buzzer sounds this long
     REFRESH_MS = 100  # display refresh while running (tenths under 20 s)
+    SINCE_MAX = 64  # events replayed per "since": a burst the USB buffer and the loop can bear
 
     def __init__(self, board, tc):
         self.board = board
@@ -77,16 +79,29 @@ class App:
         self.boot = board.boot_id()
         self.last_body = ""  # the last request, and its reply (for retries)
         self.last_reply = b""
+        self.change_body = ""  # the last change and its reply: retried after a query
+        self.change_reply = b""
+        # #8: the arbiter's key and counter (persist: auth.save/load/on_change)
+        self.auth = auth.Guard(board.board_id)
         self.volume = 10
         self.muted = False
+        self.trim = 0  # ppm, as the trim command set it
+        self.journal = None  # #8: the power-loss journal, if the board has storage
 
     # -- the loop --------------------------------------------------------------
 
     async def run(self):
         b = self.board
-        self.note(EV_BOOT, -1, b.now(), 0)
+        restored = 0
+        if b.state_dir:  # #8: come back from a power cut or a watchdog reset
+            from .journal import Journal
+
+            self.journal = Journal(b.state_dir)
+            restored = self.journal.start(self)
+        self.note(EV_BOOT, -1, b.now(), restored)
         b.start_serial(self)
         while not b.stopped:
+            b.feed()  # the watchdog
             now = b.now()
             self.step(now)
             await b.wait(self.deadline(now))
@@ -103,6 +118,8 @@ class App:
         while c.tick(now) >= C.Clock.EVENTS:
             self.drain()
         self.drain()
+        if self.journal is not None:  # #8: a running side's time, every PERIOD_MS
+            self.journal.tick(self, now)
         if 0 <= self.beep_until <= now:
             b.beep(False, self.beep_until)
             self.beep_until = -1
@@ -113,6 +130,11 @@ class App:
         d = self.clock.next_deadline()
         if self.beep_until >= 0 and (d < 0 or self.beep_until < d):
             d = self.beep_until
+        p = self.auth.deadline()  # the pairing code goes off the displays
+        if p >= 0 and (d < 0 or p < d):
+            d = p
+        if self.journal is not None:
+            d = self.journal.deadline(self, d)
         if self.board.live_display and self.clock.state == C.RUNNING:
             r = now + self.REFRESH_MS
             if d < 0 or r < d:
@@ -126,6 +148,14 @@ class App:
             self.draw_menu()
             self.drawn = now
             return
+        if self.auth.pairing(now) and c.state == C.RUNNING:
+            self.auth.cancel()  # #8: a game started meanwhile ends the pairing step
+        if self.auth.code:  # #8: the code, on both displays
+            for i in (0, 1):
+                self.auth.draw(b.fb[i])
+                b.show(i)
+            self.drawn = now
+            return
         for i in (0, 1):  # display 0 is the left one
             self.faces[i].draw(c, c.side_of_lever(i), now, b.low_battery)
             b.show(i)
@@ -137,6 +167,9 @@ class App:
         c = self.clock
         try:
             if kind == IN_LEVER_DOWN:
+                if self.auth.code:  # a press ends the pairing step
+                    self.auth.cancel()
+                    self.drawn = -1
                 c.press(c.side_of_lever(arg), t)
             elif kind == IN_LEVER_UP:
                 c.release(c.side_of_lever(arg), t)
@@ -151,7 +184,9 @@ class App:
 
     def on_key(self, key, t):
         c = self.clock
-        if self.menu:
+        if self.auth.key_in(key == KEY_OK, t, self.menu != MENU_OFF or c.state == C.RUNNING):
+            self.drawn = -1  # #8: pairing took the key (ok x3 starts it, any key ends it)
+        elif self.menu:
             self.menu_key(key, t)
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             self.menu = MENU_PRESET
@@ -218,14 +253,18 @@ class App:
     # -- outputs ---------------------------------------------------------------
 
     def drain(self):
-        """Act on the clock's events, log them and send them to the host."""
+        """Act on the clock's events, log them and send them to the host.
+        With a journal (#8) they are committed first: the host never hears
+        of a change that a power cut could undo."""
         c = self.clock
         b = self.board
         log = self.log
+        jr = self.journal
+        first = log.last + 1
         while True:
             kind = c.pop_event()
             if not kind:
-                return
+                break
             t = c.ev_t
             if kind == C.EV_CUE:
                 if not self.muted:
@@ -236,7 +275,15 @@ class App:
                 b.beep(True, t)  # TC-8, EQ-5
                 self.beep_until = t + self.BEEP_MS
             seq = log.add(kind, c.ev_side, t, c.ev_arg, c.left(0, t), c.left(1, t))
-            b.write_n(self.enc.buf, log.encode(self.enc, seq))
+            if jr is None:
+                b.write_n(self.enc.buf, log.encode(self.enc, seq))
+            else:
+                jr.event(kind)
+        if jr is not None:
+            if jr.dirty or log.last > jr.seq_hi:
+                jr.save(self)
+            for seq in range(first, log.last + 1):
+                b.write_n(self.enc.buf, log.encode(self.enc, seq))
 
     # -- the serial link (docs/protocol.md) ----------------------------------------
 
@@ -254,6 +301,8 @@ class App:
         nothing: a host that lost a reply retries safely."""
         if body == self.last_body:
             return self.last_reply
+        if body == self.change_body:  # a change retried after a query came between
+            return self.change_reply
         words = body.split(" ", 2)
         try:
             rid = int(words[0])
@@ -261,10 +310,19 @@ class App:
             rid = -1
         if not 0 < rid < 65536 or len(words) < 2:
             return P.frame("r 0 err bad-request %s" % body[:40])
-        text = self.command(words[1], words[2] if len(words) > 2 else "")
+        try:  # #8: a change on a paired clock needs a tag (docs/security.md)
+            words = self.auth.open(body, self.board.now()).split(" ", 2)
+            if len(words) < 2:
+                raise auth.AuthError("form: no command before the tag")
+            text = self.command(words[1], words[2] if len(words) > 2 else "")
+        except auth.AuthError as e:
+            text = "err auth %s" % e
         reply = P.frame("r %d %s" % (rid, text))
         self.last_body = body
         self.last_reply = reply
+        if len(words) < 2 or not auth.is_open(words[1], words[2] if len(words) > 2 else ""):
+            self.change_body = body
+            self.change_reply = reply
         return reply
 
     def command(self, op, rest):
@@ -281,19 +339,30 @@ class App:
                     self.board.board_id,
                     self.boot,
                     self.log.last,
+                ) + " auth=%d ctr=%d authfail=%d" % (  # #8: paired, last counter, refusals
+                    0 if self.auth.key is None else 1,
+                    self.auth.ctr,
+                    self.auth.fails,
                 )
             if op == "status":
                 return self.status(now)
             if op == "since":  # replay what the host missed, then say what was sent
                 n = int(args[0])
-                if n < 0 or n > self.log.last:
-                    return "err args since %d: the last event is %d" % (n, self.log.last)
-                first = max(n + 1, self.log.oldest())
-                for seq in range(first, self.log.last + 1):
-                    self.board.write_n(self.enc.buf, self.log.encode(self.enc, seq))
-                return "ok since %d %d" % (first, self.log.last)
+                log = self.log
+                if n < 0 or n > log.last:
+                    return "err args since %d: the last event is %d" % (n, log.last)
+                first = max(n + 1, log.oldest())
+                upto = first - 1  # as many as the link takes now, at most SINCE_MAX
+                while upto < log.last and upto - first < self.SINCE_MAX - 1:
+                    if not self.board.write_n(self.enc.buf, log.encode(self.enc, upto + 1)):
+                        break
+                    upto += 1
+                return "ok since %d %d %d" % (first, upto, log.last)
             if op == "time":
                 return "ok time %d" % now
+            if op == "journal":  # #8: the power-loss journal's figures (docs/journal.md)
+                jr = self.journal
+                return "ok journal " + ("off" if jr is None else jr.report(self))
             if op == "tc":
                 return "ok tc " + tcspec.format(c.tc)
             if op == "mem":  # heap figures: "mem collect" collects first
@@ -317,6 +386,12 @@ class App:
     def change(self, op, args, rest, now):
         """The commands that change the clock (#8 authenticates these)."""
         c = self.clock
+        if op == "pair" or op == "unpair":  # pair: auth.Guard.open checked the code's tag
+            if op == "unpair":
+                self.auth.unpair()
+            self.drawn = -1
+            self.note(EV_PAIR, -1, now, 1 if op == "pair" else 0)
+            return "ok " + op
         if op == "config" or op == "override":
             tc = tcspec.parse(rest)
             c.configure(tc, now, op == "override")
@@ -349,8 +424,9 @@ class App:
             if c.state == C.IDLE:
                 c.start(now, run)
                 c.pause(now)
-            c.set_side(0, now, v[0], v[1], v[2])
-            c.set_side(1, now, v[3], v[4], v[5])
+            for i in (0, 1):  # -1: keep what the clock has
+                ms = v[3 * i]
+                c.set_side(i, now, c.sides[i].main if ms < 0 else ms, v[3 * i + 1], v[3 * i + 2])
             running = len(args) > 7 and args[7] == "running"
             c.load(now, run, C.RUNNING if running else C.PAUSED)
             return "ok state"
@@ -389,6 +465,7 @@ class App:
             if not -1000 <= ppm <= 1000:
                 raise ValueError("trim is -1000..1000 ppm")
             self.board.set_trim(ppm)
+            self.trim = ppm
             self.note(EV_TRIM, -1, now, ppm)
             return "ok trim %d" % ppm
         return "err unknown command %r" % op
@@ -421,6 +498,7 @@ class App:
                 self.volume,
                 1 if self.muted else 0,
             )
+            + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
         )
 
 

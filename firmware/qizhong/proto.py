@@ -222,6 +222,7 @@ class EventLog:
         self.left0 = [0] * n
         self.left1 = [0] * n
         self.last = first - 1  # the last sequence number given out
+        self.first = first  # the first this boot gives out
 
     def add(self, kind, side, t, arg, left0, left1):
         self.last += 1
@@ -237,7 +238,7 @@ class EventLog:
     def oldest(self):
         """The oldest sequence number still kept."""
         o = self.last - self.SIZE + 1
-        return o if o > 1 else 1
+        return o if o > self.first else self.first
 
     def encode(self, enc, seq):
         """Frame event ``seq`` (kept) with ``enc``; returns the length."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import __version__, cli_arbiter, cli_clock
+from . import __version__, cli_arbiter, cli_clock, cli_pair
 from . import timecontrol as tcs
 
 
@@ -128,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_sim)
     cli_clock.add_commands(sub)
     cli_arbiter.add_commands(sub)
+    cli_pair.add_commands(sub)
     return p
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from types import TracebackType
 
+from . import auth
 from .link import CommandError, Event, Link, LinkError, Reply
 
 PICO_USB = (0x2E8A, 0x0005)  # USB vendor and product id of MicroPython on a Pico
@@ -81,8 +82,17 @@ def _side(side: int | str) -> str:
 class Clock:
     """One clock over a serial port (a Pico's USB, or a simulator's pty)."""
 
-    def __init__(self, port: str | Link, *, timeout: float = Link.TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        port: str | Link,
+        *,
+        timeout: float = Link.TIMEOUT_S,
+        keys: auth.KeyStore | None = None,
+    ) -> None:
+        """``keys``: where the arbiter's keys are (#8; default ``KeyStore.default()``,
+        read only when the clock says it is paired)."""
         self.link = port if isinstance(port, Link) else Link(port, timeout=timeout)
+        self.keys = keys
         self.hello = self._hello()
 
     def __enter__(self) -> Clock:
@@ -98,6 +108,7 @@ class Clock:
 
     def _hello(self) -> Hello:
         f = self.link.request("hello").fields()
+        auth.attach(self.link, f, self.keys)  # #8: tag changes when paired and the key is known
         return Hello(int(f["proto"]), f["fw"], f["board"], f["id"], f["boot"], int(f["seq"]))
 
     def _do(self, verb: str, *args: object) -> Reply:
@@ -228,7 +239,7 @@ class Clock:
         self.link.close()
         self.link.open()
         hello = self._hello()
-        if hello.boot != self.hello.boot:  # it restarted: its numbering did too
+        if hello.seq < self.link.last_seq:  # a clock without its journal restarted numbering
             self.link.last_seq = 0
         self.hello = hello
         self.link.sync()

@@ -35,7 +35,7 @@ HEAP_SHARE = 2  # the firmware at rest may use at most 1/HEAP_SHARE of the heap
 ARCH = "armv6m"  # the RP2040's Cortex-M0+
 
 PACKAGES = ("qizhong", "boards")
-HOST_ONLY = {"boards/sim.py"}  # the simulated board: needs the unix port's socket
+HOST_ONLY = {"boards/sim.py", "boards/flashfile.py"}  # the simulated board and its flash file
 SOURCE = ("main.py",)
 VOICE = os.path.join("assets", "voice")
 
@@ -273,7 +273,8 @@ def upload(port: str, bundle: str) -> None:
         mpremote = shutil.which("mpremote") or ""
     if not mpremote:
         raise FlashError("mpremote is missing: run `make venv`")
-    parts = ["connect", port]
+    # mpremote's soft reset stops the firmware's watchdog keep-alive: feed it meanwhile.
+    parts = ["connect", port, "+", "exec", _FEED]
     for top in ("qizhong", "boards", "assets"):
         parts += ["+", "exec", _RMTREE % top]
     names = sorted(os.listdir(bundle))
@@ -282,6 +283,12 @@ def upload(port: str, bundle: str) -> None:
     if r.returncode:
         raise FlashError("mpremote: %s" % (r.stderr.strip() or r.stdout.strip()))
 
+
+_FEED = (
+    "from machine import WDT, Timer\n"
+    "_qz_w = WDT(timeout=8000)\n"
+    "_qz_t = Timer(-1, period=1000, callback=lambda t: _qz_w.feed())"
+)
 
 _RMTREE = (
     "import os\n"

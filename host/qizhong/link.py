@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import serial
 
-from .core import proto
+from .core import auth, proto
 
 Clock = Callable[[], float]
 
@@ -105,6 +105,8 @@ class Link:
         self.boot = ""
         self.errors: list[str] = []  # frame errors the clock reported ("crc", ...)
         self.bad_frames = 0  # frames from the clock that failed their check
+        # #8: tags requests that change the clock (qizhong.auth.Signer), None: untagged
+        self.sign: Callable[[str], str] | None = None
         self.opens = 0
         self.reopens = 0  # opened again after the port failed
         self.gaps = 0  # times a gap was filled with "since"
@@ -209,12 +211,13 @@ class Link:
 
     def _since_done(self, ok: bool, words: list[str]) -> None:
         self._since_id = 0
-        if ok and len(words) == 3 and words[0] == "since":
-            if not self._since_result(int(words[1]), int(words[2])):
-                self._ask_since()  # some replayed frames were lost too
+        if ok and len(words) == 4 and words[0] == "since":
+            if not self._since_result(int(words[1]), int(words[3])):
+                self._ask_since()  # some replayed frames were lost, or there are more
 
     def _since_result(self, first: int, last: int) -> bool:
-        """The clock replayed ``first..last``; True when all have arrived."""
+        """The clock replayed from ``first`` and has up to ``last``; True when
+        all have arrived."""
         if first > self.last_seq + 1:  # the clock's log no longer had these
             self.lost += first - self.last_seq - 1
             self.last_seq = first - 1
@@ -271,10 +274,19 @@ class Link:
     def _send_frame(self, rid: int, body: str) -> None:
         self._write(proto.frame("%d %s" % (rid, body)), self._clock() + self.timeout)
 
+    def _text(self, rid: int, verb: str, args: str) -> str:
+        """The request's text ``ID VERB ARGS``, tagged if it changes the clock."""
+        text = ("%d %s %s" % (rid, verb, args)).strip()
+        if self.sign is not None and not auth.is_open(verb, args):
+            text = self.sign(text)
+            if len(text) > proto.MAX_BODY:
+                raise ValueError("request too long with its tag (%d bytes)" % len(text))
+        return text
+
     def send(self, verb: str, args: str = "") -> int:
         """Send a request without waiting; returns its id (see ``reply``)."""
         rid = self._next_id()
-        self._send_frame(rid, (verb + " " + args).strip())
+        self._write(proto.frame(self._text(rid, verb, args)), self._clock() + self.timeout)
         return rid
 
     def reply(self, rid: int) -> tuple[bool, str] | None:
@@ -290,10 +302,11 @@ class Link:
         body = (verb + " " + args).strip()
         _check_body(body)
         rid = self._next_id()
+        frame = proto.frame(self._text(rid, verb, args))  # the same bytes on every retry
         start = self._clock()
         deadline = start + self.timeout
         sent = start
-        self._send_frame(rid, body)
+        self._write(frame, deadline)
         while True:
             now = self._clock()
             got = self._replies.pop(rid, None)
@@ -306,7 +319,7 @@ class Link:
             if now >= deadline:
                 raise LinkError("%s: no reply to %r in %.1f s" % (self.port, verb, self.timeout))
             if now - sent >= self.RETRY_S:
-                self._send_frame(rid, body)
+                self._write(frame, now + self.timeout)
                 sent = now
             self.pump(min(self.RETRY_S - (now - sent), deadline - now))
 
@@ -316,10 +329,10 @@ class Link:
         deadline = self._clock() + self.timeout
         while True:
             words = self.request("since", str(self.last_seq)).words
-            if self._since_result(int(words[1]), int(words[2])):
+            if self._since_result(int(words[1]), int(words[3])):
                 return
             if self._clock() >= deadline:
-                raise LinkError("%s: events up to %s did not arrive" % (self.port, words[2]))
+                raise LinkError("%s: events up to %s did not arrive" % (self.port, words[3]))
 
 
 def _check_body(body: str) -> None:

@@ -41,6 +41,10 @@ class SimError(RuntimeError):
     """The simulated firmware said something unexpected, or went away."""
 
 
+class PowerCut(SimError):
+    """The power cut armed with ``Sim.cut_after`` happened (``power_on`` next)."""
+
+
 class Sim:
     """One simulated clock. Use as a context manager."""
 
@@ -55,13 +59,16 @@ class Sim:
         board_id: str = "sim",
         open_link: bool = True,
         display: bool = True,
+        flash: str | None = None,
     ) -> None:
         """``firmware``: a folder with main.py (default: the repository's);
         ``options``: interpreter options such as ``("-X", "heapsize=64k")``;
         ``skew_ppm``: the simulated crystal runs this fast (+) or slow (-);
         ``open_link``: False leaves the pty to another program (``link.open()``
         takes it back); ``display``: False stops a real-time board drawing
-        its displays by itself (for many clocks at once)."""
+        its displays by itself (for many clocks at once); ``flash``: a
+        littlefs image file (created if missing) for the power-loss journal
+        (#8, docs/journal.md): then ``power_cut`` and ``cut_after`` work."""
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
@@ -88,14 +95,22 @@ class Sim:
         env["QIZHONG_SKEW_PPM"] = str(skew_ppm)
         env["QIZHONG_ID"] = board_id
         env["QIZHONG_DISPLAY"] = "1" if display else "0"
+        if flash:
+            env["QIZHONG_FLASH"] = flash
+        self.flash = flash
+        self._argv = [micropython_path(), *options, os.path.join(self.firmware, "main.py")]
+        self._env = env
+        self._armed = False  # a cut_after is pending
         self.proc = subprocess.Popen(
-            [micropython_path(), *options, os.path.join(self.firmware, "main.py")],
+            self._argv,
             stdin=master,
             stdout=master,
             stderr=subprocess.PIPE,
             env=env,
         )
-        os.close(master)
+        self._master = master if flash else -1  # a power cut restarts on the same pty
+        if not flash:
+            os.close(master)
         try:
             self.world, _ = srv.accept()
         except OSError:
@@ -140,12 +155,83 @@ class Sim:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if getattr(self, "_master", -1) >= 0:
+            os.close(self._master)
+            self._master = -1
 
     def _stderr(self) -> str:
         if self.proc.poll() is None:
             self.proc.kill()
         assert self.proc.stderr is not None
         return self.proc.stderr.read().decode(errors="replace")
+
+    # -- power (#8: the journal, docs/journal.md) --------------------------------
+
+    def power_cut(self, restart: bool = True) -> None:
+        """Cut the power now: SIGKILL, so nothing more reaches the flash image;
+        then, with ``restart``, ``power_on``. The serial link stays open (the
+        same pty), as a host would reopen the port."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        if self.world is not None:
+            self.world.close()
+            self.world = None  # type: ignore[assignment]
+        self._buf = b""
+        self._releases = []
+        self._armed = False
+        if restart:
+            self.power_on()
+
+    def power_on(self) -> None:
+        """Start the firmware again on the same flash image, after ``power_cut``
+        or a ``PowerCut``. Its time restarts at 0; ``at`` moves it on."""
+        if self._master < 0:
+            raise SimError("power_on needs Sim(flash=...)")
+        if self.proc.poll() is None:
+            raise SimError("the firmware is still running: power_cut first")
+        if self.world is not None:
+            self.world.close()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        srv = socket.socket()
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        srv.settimeout(self.TIMEOUT_S)
+        self._env["QIZHONG_WORLD"] = str(srv.getsockname()[1])
+        self.proc = subprocess.Popen(
+            self._argv,
+            stdin=self._master,
+            stdout=self._master,
+            stderr=subprocess.PIPE,
+            env=self._env,
+        )
+        try:
+            self.world, _ = srv.accept()
+        except OSError:
+            raise SimError("the firmware did not connect: " + self._stderr())
+        finally:
+            srv.close()
+        self.world.settimeout(self.TIMEOUT_S)
+        self._buf = b""
+        self._releases = []
+        self._armed = False
+        hello = self._line()
+        if hello != "hello sim 1":
+            raise SimError("unexpected greeting %r" % hello)
+        if self.virtual:
+            self._until_idle()
+
+    def cut_after(self, nbytes: int) -> None:
+        """Arm a power cut inside a flash write: the firmware dies once
+        ``nbytes`` more bytes have gone to its flash (an erase counts as a
+        whole block), tearing the write it is in. The world action that
+        makes it write raises ``PowerCut``. (Send no serial command while a
+        cut is armed: a dead clock answers none.)"""
+        self._send("cut %d" % nbytes)
+        self._armed = True
 
     # -- the world -------------------------------------------------------------
 
@@ -156,6 +242,9 @@ class Sim:
             except OSError as e:
                 raise SimError("the firmware stopped answering (%s)" % e)
             if not chunk:
+                if self._armed and self.proc.wait(self.TIMEOUT_S) == -9:  # SIGKILL
+                    self._armed = False
+                    raise PowerCut("the power was cut inside a flash write")
                 raise SimError("the firmware went away:\n" + self._stderr())
             self._buf += chunk
         line, self._buf = self._buf.split(b"\n", 1)
