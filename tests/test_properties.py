@@ -1025,3 +1025,27 @@ def test_regression_zero_adjust_on_a_flagged_side():
     drain(c)
     c.adjust(1, 0, 2000)
     assert drain(c) == [(EV.EV_PENALTY, 1, 2000, 0)]
+
+
+def test_regression_a_fallen_flag_stays_fallen():
+    """TC-8: found by hypothesis on a fresh database. Time given to or taken
+    from a flagged side, or charged to it while the clock runs on ("flag
+    run"), made its overtime phase depend on where a segment was committed.
+    A flagged side's time now stands still, as its face does: adjustments
+    are refused, and an hourglass gives it nothing."""
+    c = new_clock("0ms count 1s grace 0ms flag run")
+    c.start(0, 0)
+    c.tick(1000)
+    assert c.sides[0].flagged and c.state == clock.RUNNING
+    with pytest.raises(clock.ClockError):
+        c.adjust(0, 1, 1000)
+    c.adjust(0, 0, 1500)  # a pure commit is still allowed, and changes nothing
+    assert c.left(0, 5000) == c.left(0, 1000)
+    h = new_clock("2ms hourglass flag run")
+    h.start(0, 0)
+    h.press(0, 0)
+    h.adjust(1, -2, 0)  # side 1 flags by penalty; side 0 runs on
+    h.press(1, 0)
+    assert h.sides[1].flagged
+    h.adjust(0, 0, 1)
+    assert h.sides[1].main == 0 and h.left(1, 5) == 0

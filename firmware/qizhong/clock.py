@@ -151,11 +151,12 @@ class Clock:
 
     def _commit(self, t):
         # Charge the running side up to t.
-        if self.state == RUNNING and self.run >= 0:
-            s = self.sides[self.run]
+        if self.state == RUNNING and self.run >= 0 and not self.sides[self.run].flagged:
+            s = self.sides[self.run]  # a flagged side's time stands still, as its face does
             used = self.tc.advance(s, t - self.t0)
-            if self.tc.timing == HOURGLASS and used:
-                self.sides[1 - self.run].main += used
+            o = self.sides[1 - self.run]
+            if self.tc.timing == HOURGLASS and used and not o.flagged:
+                o.main += used
         self.t0 = t
 
     def _earlier(self, best, d, base, kind, side):
@@ -342,13 +343,16 @@ class Clock:
         if self.knocker >= 0:
             raise ClockError("the knock was already assigned")
         self.knocker = side
-        self._adjust(1 - side, self.KNOCK_BONUS_MS, t)
+        if not self.sides[1 - side].flagged:  # a fallen flag stays fallen (TC-8)
+            self._adjust(1 - side, self.KNOCK_BONUS_MS, t)
 
     def adjust(self, side, delta, t):
         """Add ``delta`` ms to ``side`` (negative takes time; taking too much flags)."""
         t = self._sync(t)
         if self.state in (FLAGGED, FINISHED):
             raise ClockError("the game is over")
+        if delta and self.sides[side].flagged:
+            raise ClockError("that side's flag has fallen (TC-8)")
         self._commit(t)
         self._adjust(side, delta, t)
         self._run(t, True)

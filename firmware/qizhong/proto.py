@@ -17,6 +17,8 @@ preallocated buffer, allocating nothing (it is on the press path);
 events by sequence number, so a host that reconnects asks for what it missed.
 """
 
+from array import array
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -211,16 +213,16 @@ class Encoder:
 class EventLog:
     """The last ``SIZE`` events, by sequence number (1, 2, ...)."""
 
-    SIZE = 256  # a reconnecting host gets back this many; about 8 KB of RAM
+    SIZE = 256  # a reconnecting host gets back this many; 5 KB of RAM
 
     def __init__(self, first=1):
         n = self.SIZE
-        self.kind = [0] * n
-        self.side = [0] * n
-        self.t = [0] * n
-        self.arg = [0] * n
-        self.left0 = [0] * n
-        self.left1 = [0] * n
+        self.kind = bytearray(n)
+        self.side = array("b", bytes(n))  # -1: none
+        self.t = array("i", bytes(4 * n))  # ms: 24 days fit
+        self.arg = array("i", bytes(4 * n))
+        self.left0 = array("i", bytes(4 * n))
+        self.left1 = array("i", bytes(4 * n))
         self.last = first - 1  # the last sequence number given out
         self.first = first  # the first this boot gives out
 
