@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
 
-.PHONY: all sim test lint typecheck bench mp clean voice firmware flash
+.PHONY: all sim test lint typecheck bench mp clean voice firmware flash fuzz-props
 
 all: test
 
@@ -45,6 +45,10 @@ mp: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+# The property tests with fresh random examples, many more of them (not in make test).
+fuzz-props: $(STAMP)
+	QIZHONG_HYPOTHESIS=explore $(BIN)/pytest -q tests/test_properties.py tests/test_xiangqi.py
 
 # The Mandarin voice cues (committed): needs espeak-ng and sox, see firmware/assets/voice.
 voice: $(STAMP)

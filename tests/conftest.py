@@ -1,11 +1,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Shared test setup: the tests/ folder on sys.path, the MicroPython binary."""
+"""Shared test setup: the tests/ folder on sys.path, the MicroPython binary,
+and hypothesis's profile."""
 
 import os
 import shutil
 import sys
 
 import pytest
+from hypothesis import settings
+
+# `make test` explores the same examples on every machine, so a red CI run
+# is reproducible; QIZHONG_HYPOTHESIS=explore (make fuzz-props) draws new ones.
+settings.register_profile("repeatable", derandomize=True, print_blob=True)
+settings.register_profile("explore", max_examples=2000, print_blob=True)
+settings.load_profile(
+    "explore" if os.environ.get("QIZHONG_HYPOTHESIS") == "explore" else "repeatable"
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
