@@ -78,3 +78,13 @@ def test_the_firmwares_displays_export_as_png(tmp_path):
     rows = zlib.decompress(data[41 : 41 + n])
     assert len(rows) == height * (1 + 3 * width)  # filter byte + RGB per row
     assert data.endswith(b"IEND\xaeB`\x82")
+
+
+def test_make_sim_starts_a_configured_clock():
+    # What `make sim` does before it takes the terminal.
+    sim, first = term.start("go-byoyomi", virtual=True)
+    with sim:
+        assert first == "time control 60m byoyomi 3x60s"
+        assert sim.status()["left0"] == 3600000
+    with pytest.raises(ValueError, match="spec"):
+        term.start("15x", virtual=True)

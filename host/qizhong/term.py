@@ -76,23 +76,32 @@ def screen(frames: dict[int, bytes], log: list[str], spec: str) -> str:
     return "\x1b[H\x1b[2J" + "\r\n".join(out) + "\r\n"
 
 
+def start(spec: str, virtual: bool = False) -> tuple[Sim, str]:
+    """A simulated clock configured with ``spec``, and the log's first line.
+    Raises ValueError (the clock's reason) for a spec it refuses."""
+    sim = Sim(virtual=virtual)
+    reply = sim.command("config " + spec)
+    if not reply.startswith("ok"):
+        sim.close()
+        raise ValueError(reply)
+    return sim, "time control " + sim.command("tc").split(" ", 2)[2]
+
+
 def main(spec: str, wav: str = "out/sim-voice.wav") -> int:
     if not sys.stdin.isatty():
         print("qizhong sim: needs a terminal (or use --headless)", file=sys.stderr)
         return 1
     try:
-        sim = Sim(virtual=False)
+        sim, first = start(spec)
     except SimError as e:
         print("qizhong sim: %s" % e, file=sys.stderr)
         return 1
-    reply = sim.command("config " + spec)
-    if not reply.startswith("ok"):
-        sim.close()
-        print("qizhong sim: %s" % reply, file=sys.stderr)
+    except ValueError as e:
+        print("qizhong sim: %s" % e, file=sys.stderr)
         return 2
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
-    log = ["time control " + reply.split(" ", 2)[2]]
+    log = [first]
     releases: list[tuple[float, int]] = []
     spoken: list[tuple[int, int]] = []
     try:
