@@ -8,7 +8,7 @@
   press, GC held off during the measurement; the sim board's own line
   parsing is included, so these are upper bounds for the Pico;
 - wall time of a 2-hour game in virtual time, through the pty and the world link;
-- whether the firmware boots and plays under ``micropython -X heapsize=64k``.
+- the smallest of 128k, 160k and 192k heaps (``micropython -X heapsize=``) it boots and plays in.
 """
 
 import os
@@ -112,7 +112,7 @@ def main():
         print("allocated per press (event line + sim):   %8.1f bytes" % per_press)
         wall, cues = two_hour_game()
         print("2-hour byo-yomi game, 120 moves, %d cues:  %.2f s wall" % (cues, wall))
-        for size in ("64k", "96k", "128k"):
+        for size in ("128k", "160k", "192k"):
             print("-X heapsize=%-4s from source:     %s" % (size, small_heap(None, size)))
             print("-X heapsize=%-4s mpy-cross build: %s" % (size, small_heap(compiled, size)))
 
