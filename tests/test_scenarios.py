@@ -91,3 +91,20 @@ def test_stepping_deadline_by_deadline_gives_the_same_outputs_as_jumping():
             outputs.append((sim.cues, sim.beeps, sim.events))
     assert outputs[0] == outputs[1]
     assert len(outputs[0][0]) > 10  # readings were spoken
+
+
+def test_a_tolerance_accepts_near_times_and_nothing_else(tmp_path):
+    # For real clocks through the jig: times within the tolerance match; counts never.
+    path = tmp_path / "near.scn"
+    path.write_text(
+        "config 10m\n"
+        "at 0 key start\n"
+        "at 5000 press left\n"
+        "expect 5000 time red 595003\n"  # 3 ms off
+        "expect event 5002 press red 594998\n"  # 2 ms off, and its ms arg 2 ms off
+        "expect 5000 moves red 1\n"
+    )
+    assert scenario.run_file(str(path), tolerance=3).ok
+    exact = scenario.run_file(str(path))
+    assert len(exact.failures) == 2
+    assert not scenario.run_file(str(path), tolerance=2).ok

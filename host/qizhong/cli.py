@@ -62,8 +62,16 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if args.files:
         failed = 0
         for path in args.files:
+            if bool(args.jig) != bool(args.clock):
+                print("qizhong: --jig and --clock go together", file=sys.stderr)
+                return 2
             try:
-                res = scenario.run_file(path)
+                if args.jig:  # a real clock, pressed by the test jig (docs/jig.md)
+                    from . import jig
+
+                    res = jig.run_file(path, args.jig, args.clock, args.tolerance)
+                else:
+                    res = scenario.run_file(path, args.tolerance)
             except scenario.ScenarioError as e:
                 print("ERROR %s" % e)
                 failed += 1
@@ -125,6 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--spec", default="xq-rapid", help="time control (default xq-rapid)")
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
+    s.add_argument("--jig", metavar="PORT", help="run on a real clock: the test jig's port")
+    s.add_argument("--clock", metavar="PORT", help="with --jig: the clock's own port")
+    s.add_argument(
+        "--tolerance", type=int, default=0, metavar="MS", help="times match within MS (real time)"
+    )
     s.set_defaults(func=cmd_sim)
     cli_clock.add_commands(sub)
     cli_arbiter.add_commands(sub)

@@ -293,7 +293,9 @@ class Jig(Sim):
         return out
 
 
-def run_file(path: str, jig_port: str | None = None, clock_port: str | None = None):
+def run_file(
+    path: str, jig_port: str | None = None, clock_port: str | None = None, tolerance: int = 0
+):
     """Run one scenario file through the jig (simulated when no ports are given)."""
     from . import scenario
 
@@ -304,7 +306,7 @@ def run_file(path: str, jig_port: str | None = None, clock_port: str | None = No
     except (SimError, OSError, serial.SerialException) as e:
         return scenario.Result(path, ["the jig failed: %s" % e])
     try:
-        return scenario.run(steps, jig, path)
+        return scenario.run(steps, jig, path, tolerance)
     except (SimError, OSError) as e:
         return scenario.Result(path, ["the jig failed: %s" % e])
     finally:

@@ -116,7 +116,14 @@ def _cue(word: str) -> int:
     raise ValueError("no voice cue %r" % word)
 
 
-def run(steps: list[Step], sim: Sim, path: str = "<scenario>") -> Result:
+# Events whose arg is a time in ms (compared within the tolerance, as times are).
+MS_ARGS = ("press", "record", "held", "set")
+
+
+def run(steps: list[Step], sim: Sim, path: str = "<scenario>", tolerance: int = 0) -> Result:
+    """Run ``steps`` on ``sim`` (or a jig driving a real clock). Times in
+    expectations must match exactly, or within ``tolerance`` ms (real time:
+    a real clock through the jig agrees to a few ms, docs/jig.md)."""
     res = Result(path)
     later = [s for s in steps if s.t < 0]
     for s in steps:
@@ -124,7 +131,7 @@ def run(steps: list[Step], sim: Sim, path: str = "<scenario>") -> Result:
             continue
         where = "line %d" % s.line
         try:
-            msg = _step(sim, s)
+            msg = _step(sim, s, tolerance)
         except (ValueError, IndexError) as e:
             msg = "bad line: %s" % e
         if msg:
@@ -137,7 +144,7 @@ def run(steps: list[Step], sim: Sim, path: str = "<scenario>") -> Result:
     for s in later:
         res.checked += 1
         try:
-            msg = _final(sim, s)
+            msg = _final(sim, s, tolerance)
         except (ValueError, IndexError) as e:
             msg = "bad line: %s" % e
         if msg:
@@ -145,7 +152,7 @@ def run(steps: list[Step], sim: Sim, path: str = "<scenario>") -> Result:
     return res
 
 
-def _step(sim: Sim, s: Step) -> str:
+def _step(sim: Sim, s: Step, tol: int = 0) -> str:
     a = s.args
     if s.op == "press":
         hold = int(a[2]) if len(a) > 2 and a[1] == "hold" else 80
@@ -180,11 +187,11 @@ def _step(sim: Sim, s: Step) -> str:
             return "%s: %r" % (" ".join(a), reply)
     else:
         sim.run_to(s.t)
-        return _expect_now(sim, s)
+        return _expect_now(sim, s, tol)
     return ""
 
 
-def _expect_now(sim: Sim, s: Step) -> str:
+def _expect_now(sim: Sim, s: Step, tol: int = 0) -> str:
     st = sim.status()
     a = s.args
     got: int | str
@@ -201,16 +208,18 @@ def _expect_now(sim: Sim, s: Step) -> str:
         got, want = st["run"], _side(a[0])
     else:  # first-flag
         got, want = st["first_flag"], _side(a[0])
-    if got != want:
+    if got != want and not (
+        s.op == "expect-time" and isinstance(got, int) and abs(got - int(want)) <= tol
+    ):
         return "%s %s at %d: want %r, got %r" % (s.op[7:], " ".join(a), s.t, want, got)
     return ""
 
 
-def _final(sim: Sim, s: Step) -> str:
+def _final(sim: Sim, s: Step, tol: int = 0) -> str:
     a = s.args
     if s.op in ("expect-cue", "expect-no-cue"):
         t, cue = int(a[0]), _cue(a[1])
-        found = (t, cue) in sim.cues
+        found = any(c == cue and abs(ct - t) <= tol for ct, c in sim.cues)
         if found != (s.op == "expect-cue"):
             near_cues = [c for c in sim.cues if abs(c[0] - t) <= 2000]
             return "cue %s at %d: %s (cues near: %r)" % (
@@ -220,25 +229,26 @@ def _final(sim: Sim, s: Step) -> str:
                 near_cues,
             )
     elif s.op == "expect-beep":
-        want = (int(a[0]), 1 if a[1] == "on" else 0)
-        if want not in sim.beeps:
+        t, on = int(a[0]), 1 if a[1] == "on" else 0
+        if not any(o == on and abs(bt - t) <= tol for bt, o in sim.beeps):
             return "beep %s at %s: missing (beeps: %r)" % (a[1], a[0], sim.beeps)
     else:  # event / no-event: T NAME SIDE [ARG]
         t, name, side = int(a[0]), a[1], _side(a[2])
-        hits = [e for e in sim.events if e[:3] == (name, side, t)]
+        hits = [e for e in sim.events if e[:2] == (name, side) and abs(e[2] - t) <= tol]
         if len(a) > 3:
-            hits = [e for e in hits if e[3] == int(a[3])]
+            arg_tol = tol if name in MS_ARGS else 0
+            hits = [e for e in hits if abs(e[3] - int(a[3])) <= arg_tol]
         if bool(hits) != (s.op == "expect-event"):
             near = [e for e in sim.events if e[0] == name]
             return "event %s: %s (%r)" % (" ".join(a), "missing" if not hits else "present", near)
     return ""
 
 
-def run_file(path: str) -> Result:
+def run_file(path: str, tolerance: int = 0) -> Result:
     with open(path, encoding="utf-8") as f:
         steps = parse(f.read(), path)
     try:
         with Sim() as sim:
-            return run(steps, sim, path)
+            return run(steps, sim, path, tolerance)
     except SimError as e:
         return Result(path, ["the simulator failed: %s" % e])
