@@ -82,3 +82,12 @@ def test_cli_exit_codes_and_plain_errors(pty):
     assert code == 3 and "refused pause" in err
     code, _, err = run_cli("status", "--port", "/dev/no-such-clock", "--timeout", "0.2")
     assert code == 1 and "no-such-clock" in err
+
+
+def test_status_watch_redraws_in_place(pty):
+    port = ("--port", pty.serial_path)
+    run_cli("config", "10m", *port)
+    code, out, _ = run_cli("status", "--watch", "--count", "3", "--interval", "0", *port)
+    assert code == 0
+    assert out.count("state idle") == 3
+    assert out.count("\x1b[4A") == 2  # each redraw backs up over the four lines before it

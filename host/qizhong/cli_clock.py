@@ -138,8 +138,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(fmt_status(c.status()))
             return 0
         shown = 0
+        n = 0
         try:
-            while True:
+            while not args.count or n < args.count:
+                n += 1
                 text = fmt_status(c.status())
                 if shown:
                     sys.stdout.write("\x1b[%dA" % shown)  # back up over the last picture
@@ -148,7 +150,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                 shown = text.count("\n") + 1
                 c.events(args.interval)  # wakes early on an event
         except KeyboardInterrupt:
-            return 0
+            pass
+        return 0
 
 
 def cmd_events(args: argparse.Namespace) -> int:
@@ -258,6 +261,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _common(s)
     s.add_argument("--watch", action="store_true", help="live, updating in place")
     s.add_argument("--interval", type=float, default=0.2, help="seconds between refreshes")
+    s.add_argument("--count", type=int, default=0, help="stop after N refreshes (0: never)")
     s.set_defaults(func=cmd_status)
 
     s = sub.add_parser("events", help="the clock's events: what it still keeps, and new ones")
