@@ -38,6 +38,7 @@ sys.path.insert(0, os.path.join(ROOT, "host"))
 from qizhong import auth  # noqa: E402
 from qizhong.core import auth as fw  # noqa: E402
 from qizhong.core import proto  # noqa: E402
+from qizhong.link import decode  # noqa: E402
 from qizhong.sim import Sim  # noqa: E402
 
 QUERIES = ("hello", "status", "time", "tc", "mem", "mem collect", "since 1000000")
@@ -226,14 +227,7 @@ class Fuzzer:
 
 def expected(dec: proto.Decoder, data: bytes) -> list[tuple[int, str]]:
     """What the clock must answer to ``data``, read as its decoder reads it."""
-    out = []
-    for b in data:
-        r = dec.push(b)
-        if r == proto.FRAME:
-            out.append((r, dec.body()))
-        elif r < 0:
-            out.append((r, ""))
-    return out
+    return decode(data, dec)
 
 
 def check(n: FuzzCounts, want: tuple[int, str], reply: str, taken: set[str]) -> None:

@@ -9,20 +9,8 @@ import serial
 from qizhong.core import proto
 from qizhong.driver import DRAW, Clock
 from qizhong.link import CommandError, Link
+from qizhong.link import decode as frames_of
 from qizhong.sim import Sim
-
-
-def frames_of(data: bytes) -> list[tuple[int, str]]:
-    dec = proto.Decoder()
-    out = []
-    for b in data:
-        r = dec.push(b)
-        if r == proto.FRAME:
-            out.append((r, dec.body()))
-        elif r < 0:
-            out.append((r, ""))
-    return out
-
 
 # -- frames ---------------------------------------------------------------------------------
 

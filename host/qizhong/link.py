@@ -30,6 +30,20 @@ from .core import auth, proto
 Clock = Callable[[], float]
 
 
+def decode(data: bytes, dec: proto.Decoder | None = None) -> list[tuple[int, str]]:
+    """Every frame and every broken frame in ``data``, as a receiver reads
+    them: ``(proto.FRAME, body)`` or ``(proto.E_..., "")``."""
+    dec = dec or proto.Decoder()
+    out = []
+    for b in data:
+        r = dec.push(b)
+        if r == proto.FRAME:
+            out.append((r, dec.body()))
+        elif r < 0:
+            out.append((r, ""))
+    return out
+
+
 class LinkError(Exception):
     """The clock could not be reached, or broke the protocol."""
 
