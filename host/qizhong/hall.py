@@ -125,8 +125,7 @@ class Hall:
                 got = self.clocks[n].link.reply(ids[n])
                 if got is not None:
                     ok, text = got
-                    code, _, msg = text.partition(" ")
-                    out[n] = text if ok else CommandError(verb, code, msg)
+                    out[n] = text if ok else CommandError.from_reply(verb, text)
             if len(out) == len(names):
                 break
             if time.monotonic() >= deadline:

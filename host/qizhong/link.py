@@ -57,6 +57,12 @@ class CommandError(Exception):
         self.code = code
         self.message = message
 
+    @classmethod
+    def from_reply(cls, verb: str, text: str) -> CommandError:
+        """From an ``err`` reply's text: ``CODE [MESSAGE]``."""
+        code, _, msg = text.partition(" ")
+        return cls(verb, code, msg)
+
 
 @dataclass(frozen=True)
 class Event:
@@ -327,8 +333,7 @@ class Link:
             if got is not None:
                 ok, text = got
                 if not ok:
-                    code, _, msg = text.partition(" ")
-                    raise CommandError(verb, code, msg)
+                    raise CommandError.from_reply(verb, text)
                 return Reply(rid, text)
             if now >= deadline:
                 raise LinkError("%s: no reply to %r in %.1f s" % (self.port, verb, self.timeout))
