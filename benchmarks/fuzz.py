@@ -35,10 +35,10 @@ import serial
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
-from qizhong import auth  # noqa: E402
+from qizhong.clocks import auth  # noqa: E402
+from qizhong.clocks.link import decode  # noqa: E402
 from qizhong.core import auth as fw  # noqa: E402
 from qizhong.core import proto  # noqa: E402
-from qizhong.link import decode  # noqa: E402
 from qizhong.sim import Sim  # noqa: E402
 
 QUERIES = ("hello", "status", "time", "tc", "mem", "mem collect", "since 1000000")

@@ -8,7 +8,7 @@
    host's Link, over the pty. p50, p99 and max.
 2. A hall: N simulated clocks (each its own MicroPython process, displays
    off), presses at random on all of them from this process, and one host
-   process driving all N with ``qizhong.hall.Hall``. Printed: that host
+   process driving all N with ``qizhong.clocks.hall.Hall``. Printed: that host
    process's CPU use, and the p99 of press -> event latency across clocks.
    Times are CLOCK_MONOTONIC, shared by both processes.
 """
@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "host"))
 
-from qizhong.driver import Clock  # noqa: E402
+from qizhong.clocks.driver import Clock  # noqa: E402
 from qizhong.sim import Sim  # noqa: E402
 
 
@@ -63,7 +63,7 @@ def latency(presses: int) -> list[float]:
 HALL_CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, %(host)r)
-from qizhong.hall import Hall
+from qizhong.clocks.hall import Hall
 ports = json.loads(sys.argv[1]); seconds = float(sys.argv[2])
 hall = Hall.open(ports, timeout=10)
 names = {c.link.port: n for n, c in hall.clocks.items()}

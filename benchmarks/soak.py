@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
-from qizhong import auth  # noqa: E402
+from qizhong.clocks import auth  # noqa: E402
+from qizhong.clocks.driver import Clock  # noqa: E402
+from qizhong.clocks.link import CommandError  # noqa: E402
 from qizhong.core import clock as C  # noqa: E402
 from qizhong.core import tcspec  # noqa: E402
 from qizhong.core.lever import DOWN, Lever  # noqa: E402
-from qizhong.driver import Clock  # noqa: E402
-from qizhong.link import CommandError  # noqa: E402
 from qizhong.sim import Sim  # noqa: E402
 
 CORE = frozenset(C.EVENT_NAMES[1:])  # the clock core's events (not the app's own)

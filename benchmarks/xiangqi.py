@@ -19,7 +19,7 @@ import time
 
 import pyffish
 
-from qizhong.rules import xiangqi_pgn
+from qizhong.records import xiangqi_pgn
 from qizhong.rules.xiangqi import STARTING_FEN, Board, perft
 
 STYLES = ("chinese", "traditional", "wxf", "iccs")

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from conftest import ROOT
+from qizhong.clocks.driver import Clock
 from qizhong.core import clock as C
-from qizhong.driver import Clock
 from qizhong.sim import Sim
 
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))

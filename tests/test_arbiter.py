@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Xiangqi arbiter session (host/qizhong/arbiter.py) against the simulated clock.
+"""The Xiangqi arbiter session (host/qizhong/arbiter/xiangqi.py) against the simulated clock.
 
 Every test drives the real firmware over its pty: moves entered as they are
 made, levers pressed in virtual time, and the rules of RULES.md §3 applied
@@ -11,11 +11,11 @@ import subprocess
 import pytest
 
 from qizhong.arbiter import ArbiterError, XiangqiSession, rounds_per_day_limit
+from qizhong.clocks.driver import DRAW, Clock
 from qizhong.core import face
-from qizhong.driver import DRAW, Clock
-from qizhong.png import mono_vlsb_pixels
-from qizhong.rules import xiangqi_pgn
+from qizhong.records import xiangqi_pgn
 from qizhong.sim import Sim, micropython_path
+from qizhong.sim.png import mono_vlsb_pixels
 
 RED, BLACK = 0, 1
 KINGS = "5k3/9/9/9/9/9/9/9/9/3K5 w - - 0 1"  # generals only, on different files

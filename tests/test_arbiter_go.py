@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Go arbiter session (host/qizhong/arbiter_go.py) against the simulated clock:
+"""The Go arbiter session (host/qizhong/arbiter/go.py) against the simulated clock:
 presses paired with stones, byo-yomi and Canadian overtime from the clock, the
 SGF's BL/WL/OB/OW, time-outs, two passes, dead stones and the count."""
 
@@ -7,9 +7,10 @@ import pytest
 from sgfmill import sgf
 
 from qizhong.arbiter import ArbiterError
-from qizhong.arbiter_go import GoSession
-from qizhong.driver import DRAW, Clock
-from qizhong.rules import go, go_sgf
+from qizhong.arbiter.go import GoSession
+from qizhong.clocks.driver import DRAW, Clock
+from qizhong.records import go_sgf
+from qizhong.rules import go
 from qizhong.sim import Sim
 
 BLACK, WHITE = 0, 1

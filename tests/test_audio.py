@@ -3,8 +3,7 @@
 
 import wave
 
-from qizhong import audio
-from qizhong.sim import Sim
+from qizhong.sim import Sim, audio
 
 
 def test_count_cue_onsets_are_within_20_ms_of_their_seconds(tmp_path):

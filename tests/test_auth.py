@@ -14,11 +14,13 @@ import pytest
 import serial
 
 from conftest import ROOT
-from qizhong import auth, cli_clock, cli_pair
+from qizhong.cli import clock as cli_clock
+from qizhong.cli import pair as cli_pair
+from qizhong.clocks import auth
+from qizhong.clocks.driver import Clock
+from qizhong.clocks.link import CommandError
 from qizhong.core import auth as fw
 from qizhong.core import proto
-from qizhong.driver import Clock
-from qizhong.link import CommandError
 from qizhong.sim import Sim
 
 # RFC 4231 test cases 1-4, 6, 7: (key, data, HMAC-SHA-256); case 5 is truncated to 128 bits.

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from conftest import ROOT
-from qizhong import flash
+from qizhong.clocks import flash
 
 FIRMWARE = os.path.join(ROOT, "firmware")
 PROBE_HEAP = flash.PICO_HEAP_BYTES  # objects are bigger on the 64-bit unix port: a safe bound

@@ -6,12 +6,13 @@ import io
 
 import pytest
 
-from qizhong import cli_arbiter, cli_clock
 from qizhong.arbiter import XiangqiSession
-from qizhong.arbiter_go import GoSession
-from qizhong.cli_arbiter import Console
-from qizhong.driver import Clock
-from qizhong.rules import go_sgf, xiangqi_pgn
+from qizhong.arbiter.go import GoSession
+from qizhong.cli import arbiter as cli_arbiter
+from qizhong.cli import clock as cli_clock
+from qizhong.cli.arbiter import Console
+from qizhong.clocks.driver import Clock
+from qizhong.records import go_sgf, xiangqi_pgn
 from qizhong.sim import Sim
 
 

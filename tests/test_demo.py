@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The terminal demo (qizhong.demo), driven with injected integer-ms time.
+"""The terminal demo (qizhong.sim.demo), driven with injected integer-ms time.
 
 No sleeps, no threads: every test hands ``Demo`` its keys and instants. The
 big digits are read back off the rendered screen, so the tests check what a
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from qizhong import demo
 from qizhong.core import clock, tcspec
-from qizhong.demo import FONT, Demo, big, fmt_clock, keys_from_bytes, width
+from qizhong.sim import demo
+from qizhong.sim.demo import FONT, Demo, big, fmt_clock, keys_from_bytes, width
 
 W = Demo.FACE_W
 
@@ -506,7 +506,7 @@ def _read(fd: int, out: bytearray, until: float) -> bool:
 def test_main_in_a_pty():
     master, slave = os.openpty()
     before = termios.tcgetattr(slave)
-    code = "import qizhong.demo, sys; sys.exit(qizhong.demo.main('5m+3s'))"
+    code = "import qizhong.sim.demo, sys; sys.exit(qizhong.sim.demo.main('5m+3s'))"
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         stdin=slave,

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import ROOT
 from qizhong.core import face
-from qizhong.png import mono_vlsb_pixels, mono_vlsb_to_png, side_by_side
+from qizhong.sim.png import mono_vlsb_pixels, mono_vlsb_to_png, side_by_side
 
 W = 128
 H = 64

@@ -15,9 +15,10 @@ from sgfmill import boards, sgf, sgf_moves  # type: ignore[import-untyped]
 
 from qizhong.core import tcspec
 from qizhong.core.clock import Clock
-from qizhong.rules import go, go_sgf
+from qizhong.records import go_sgf
+from qizhong.records.go_sgf import GoRecord, MoveTime, SgfError
+from qizhong.rules import go
 from qizhong.rules.go import BLACK, WHITE, Board, Point
-from qizhong.rules.go_sgf import GoRecord, MoveTime, SgfError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KGS = os.path.join(HERE, "data", "go", "kgs-style-9x9.sgf")

@@ -7,8 +7,8 @@ import io
 import pytest
 
 from qizhong import cli
-from qizhong.hall import Hall
-from qizhong.link import CommandError
+from qizhong.clocks.hall import Hall
+from qizhong.clocks.link import CommandError
 from qizhong.sim import Sim
 
 

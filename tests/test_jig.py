@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from conftest import ROOT
-from qizhong import jig, scenario
+from qizhong.sim import jig, scenario
 
 SCENARIOS = os.path.join(ROOT, "tests", "scenarios")
 # Levers, chatter, keys, the tilt switch, the buzzer, and spoken cues.

@@ -18,12 +18,12 @@ import zlib
 import pytest
 
 from conftest import ROOT
+from qizhong.clocks.driver import Clock
 from qizhong.core import app as A
 from qizhong.core import clock as C
 from qizhong.core import journal as J
 from qizhong.core import tcspec
 from qizhong.core.timecontrol import SideTime
-from qizhong.driver import Clock
 from qizhong.sim import PowerCut, Sim, SimError
 
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
@@ -268,8 +268,8 @@ def test_the_journal_does_not_change_the_time(tmp_path):
 
 def test_the_arbiters_key_and_counter_survive_a_power_cut(tmp_path):
     # A paired clock stays paired, and a counter it took is never taken again.
-    from qizhong import auth
-    from qizhong.link import CommandError
+    from qizhong.clocks import auth
+    from qizhong.clocks.link import CommandError
 
     store = auth.KeyStore(str(tmp_path / "keys.json"))
     with Sim(flash=str(tmp_path / "f.img")) as sim:

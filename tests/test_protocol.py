@@ -6,10 +6,10 @@ import random
 import pytest
 import serial
 
+from qizhong.clocks.driver import DRAW, Clock
+from qizhong.clocks.link import CommandError, Link
+from qizhong.clocks.link import decode as frames_of
 from qizhong.core import proto
-from qizhong.driver import DRAW, Clock
-from qizhong.link import CommandError, Link
-from qizhong.link import decode as frames_of
 from qizhong.sim import Sim
 
 # -- frames ---------------------------------------------------------------------------------

@@ -7,8 +7,7 @@ import os
 import pytest
 
 from conftest import ROOT
-from qizhong import scenario
-from qizhong.sim import Sim
+from qizhong.sim import Sim, scenario
 
 FILES = sorted(glob.glob(os.path.join(ROOT, "tests", "scenarios", "*.scn")))
 

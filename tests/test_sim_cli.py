@@ -8,11 +8,10 @@ import sys
 import pytest
 import serial
 
-from qizhong import term
+from qizhong.clocks.driver import Clock
+from qizhong.clocks.link import CommandError
 from qizhong.core import proto
-from qizhong.driver import Clock
-from qizhong.link import CommandError
-from qizhong.sim import Sim
+from qizhong.sim import Sim, term
 
 
 def test_headless_prints_a_serial_device_that_pyserial_opens():

@@ -9,9 +9,9 @@ import os
 import pytest
 
 from qizhong import timecontrol
-from qizhong.rules import xiangqi_pgn as pgn
+from qizhong.records import xiangqi_pgn as pgn
+from qizhong.records.xiangqi_pgn import Game, PgnError
 from qizhong.rules.xiangqi import STARTING_FEN, Board, Color, IllegalMoveError, Move
-from qizhong.rules.xiangqi_pgn import Game, PgnError
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "xiangqi")
 FINAL_1982 = "3akc3/9/4ba3/r7p/P1bC5/9/8P/3AB1N2/4K1nR1/2B6 b - - 16 63"

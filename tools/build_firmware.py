@@ -4,7 +4,7 @@
     python tools/build_firmware.py [--out DIR] [--port PORT]
 
 Without --port: build into build/firmware/ and print the sizes. With --port:
-build, then copy it onto the Pico with mpremote (host/qizhong/flash.py).
+build, then copy it onto the Pico with mpremote (host/qizhong/clocks/flash.py).
 Exit 0 done, 1 failed (does not build, does not fit, upload failed).
 """
 
@@ -15,7 +15,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
-from qizhong import flash  # noqa: E402
+from qizhong.clocks import flash  # noqa: E402
 
 
 def main(argv):

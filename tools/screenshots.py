@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-from qizhong.png import side_by_side
+from qizhong.sim.png import side_by_side
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

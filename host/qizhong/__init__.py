@@ -7,8 +7,8 @@ clock itself does. ``Clock`` drives one clock over its serial port, ``Hall``
 many at once (docs/protocol.md).
 """
 
-from .core import VERSION as __version__
-from .driver import Clock
-from .hall import Hall
+from qizhong.clocks.driver import Clock
+from qizhong.clocks.hall import Hall
+from qizhong.core import VERSION as __version__
 
 __all__ = ["Clock", "Hall", "__version__"]

@@ -7,8 +7,8 @@ host and the clock can never disagree about what a spec means.
 
 from __future__ import annotations
 
-from .core import tcspec
-from .core.tcspec import (
+from qizhong.core import tcspec
+from qizhong.core.tcspec import (
     PRESETS,
     SpecError,
     fmt_ms,
@@ -18,7 +18,7 @@ from .core.tcspec import (
     to_pgn,
     to_sgf,
 )
-from .core.timecontrol import BRONSTEIN, DELAY, HOURGLASS, TimeControl
+from qizhong.core.timecontrol import BRONSTEIN, DELAY, HOURGLASS, TimeControl
 
 __all__ = [
     "PRESETS",

@@ -13,9 +13,9 @@ import argparse
 import os
 import sys
 
-from . import timecontrol as tcs
-from .driver import DRAW, PICO_USB, Clock, Status
-from .link import CommandError, Event, LinkError
+from qizhong import timecontrol as tcs
+from qizhong.clocks.driver import DRAW, PICO_USB, Clock, Status
+from qizhong.clocks.link import CommandError, Event, LinkError
 
 
 def _clock(args: argparse.Namespace) -> Clock:
@@ -178,7 +178,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_flash(args: argparse.Namespace) -> int:
-    from . import flash
+    from qizhong.clocks import flash
 
     return int(flash.main_flash(args.port, args.build_only))
 

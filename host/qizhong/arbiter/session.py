@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The arbiter's game session: one clock, one record, the rules between them.
 
+This module is what every game kind shares; ``qizhong.arbiter.xiangqi`` and
+``qizhong.arbiter.go`` add their rules.
+
     from qizhong import Clock
-    from qizhong.arbiter import XiangqiSession
+    from qizhong.arbiter.xiangqi import XiangqiSession
 
     clock = Clock("/dev/ttyACM0")
     game = XiangqiSession(clock, "xq-rapid", red="吕钦", black="许银川")
@@ -34,24 +37,22 @@ claim), R17 (two fouls lose), R18 (draw-offer count), R19 (a press without a
 move), R20 (false natural-move-limit claims), R22/R23 (drawn knock-outs),
 R24 (claims decided on this record), R25 (phones), R27 (rounds a day), with
 EQ-2, EQ-3, EQ-5 and TC-9 from the clock. The Go session is
-``qizhong.arbiter_go.GoSession``.
+``qizhong.arbiter.go.GoSession``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import unicodedata
 from collections.abc import Callable
 from typing import ClassVar
 
-from . import timecontrol
-from .core import voice
-from .core.timecontrol import DELAY
-from .driver import DRAW, Clock, CommandError
-from .link import Event
-from .rules import xiangqi, xiangqi_pgn
-from .timecontrol import fmt_clock
+from qizhong import timecontrol
+from qizhong.clocks.driver import DRAW, Clock, CommandError
+from qizhong.clocks.link import Event
+from qizhong.core import voice
+from qizhong.core.timecontrol import DELAY
+from qizhong.timecontrol import fmt_clock
 
 __all__ = [
     "ArbiterError",
@@ -60,12 +61,8 @@ __all__ = [
     "Played",
     "Press",
     "Result",
-    "XiangqiSession",
-    "rounds_per_day_limit",
+    "free_path",
 ]
-
-ONE_MINUTE = 60000  # XQ-R19: under this on either clock, a press without a move loses
-FALSE_CLAIM_MS = 120000  # XQ-R20: taken from a false claimant
 
 
 class ArbiterError(ValueError):
@@ -139,21 +136,6 @@ class Result:
     reason: str
     rule: str = ""
     termination: str = "normal"  # PGN Termination: normal, time forfeit, rules infraction...
-
-
-def rounds_per_day_limit(tc: timecontrol.TimeControl | str) -> int | None:
-    """XQ-R27: the most rounds a day at this control, or None if it is not rapid play.
-
-    Base up to 10 min: 10 rounds; up to 20 min: 8; up to 30 min: 5
-    (**Interpretation**: the rule names 5-10, 15-20 and 30 min; a base between
-    two brackets takes the stricter one above it).
-    """
-    control = timecontrol.parse(tc) if isinstance(tc, str) else tc
-    base = control.stages[0].base
-    for most, rounds in ((10 * ONE_MINUTE, 10), (20 * ONE_MINUTE, 8), (30 * ONE_MINUTE, 5)):
-        if base <= most:
-            return rounds
-    return None
 
 
 class GameSession:
@@ -659,320 +641,3 @@ def free_path(path: str) -> str:
     while os.path.exists("%s-%d%s" % (stem, n, ext)):
         n += 1
     return "%s-%d%s" % (stem, n, ext)
-
-
-# -- Xiangqi ------------------------------------------------------------------------------
-
-_XQ_WORDS = {"red": 0, "r": 0, "红": 0, "紅": 0, "black": 1, "b": 1, "黑": 1}
-_REPETITIONS = (
-    xiangqi.Termination.REPETITION,
-    xiangqi.Termination.PERPETUAL_CHECK,
-    xiangqi.Termination.PERPETUAL_CHASE,
-)
-
-
-class XiangqiSession(GameSession):
-    """A Xiangqi game under the rapid-play rules (RULES.md §3).
-
-    ``spec``: the time control (a preset or a spec); ``left``: whose lever is
-    the left one (EQ-1); ``fen``: a starting position; ``knockout``: a
-    single-game knock-out, where a draw goes to XQ-R22/R23 (default: when the
-    control has the TC-4 handicap); ``strict``: a press with no move entered
-    is a press without moving (XQ-R19) at once. With ``strict=False`` the
-    press waits for the move to be entered, and ``no_move`` rules R19.
-    ``headers``: PGN tags (Event, Site, Date, Round, Red, Black...).
-    """
-
-    SIDES = ("Red", "Black")
-    SIDE_WORDS = _XQ_WORDS
-
-    def __init__(
-        self,
-        clock: Clock,
-        spec: str = "xq-rapid",
-        *,
-        left: int | str = "red",
-        fen: str | None = None,
-        knockout: bool | None = None,
-        strict: bool = True,
-        configure: bool = True,
-        **headers: str,
-    ) -> None:
-        try:
-            self.board = xiangqi.Board(fen)
-        except xiangqi.XiangqiError as e:
-            raise ArbiterError("bad position: %s" % e) from None
-        side = _XQ_WORDS.get(left, left) if isinstance(left, str) else left
-        if side not in (0, 1):
-            raise ArbiterError("the left lever is red's or black's, not %r" % (left,))
-        super().__init__(clock, spec, left=int(side), configure=configure)
-        self.knockout = self.tc.handicap != 0 if knockout is None else knockout
-        self.strict = strict
-        self.headers = {k: v for k, v in headers.items() if v}
-        self.offers = [0, 0]  # XQ-R18
-        self.offer_by = -1  # a standing draw offer
-        self.no_moves = [0, 0]  # XQ-R19
-        self.false_claims: list[set[int]] = [set(), set()]  # XQ-R20: limits claimed falsely in
-        self.rounds_limit = rounds_per_day_limit(self.tc)
-
-    def _board_turn(self) -> int:
-        return self.board.turn.value
-
-    # -- moves -----------------------------------------------------------------------
-
-    def move(self, text: str) -> list[Notice]:
-        """Enter the move being made (记谱, WXF or ICCS); it waits for its press."""
-        self._check_playing()
-        try:
-            mv = self.board.parse_notation(text)
-        except xiangqi.XiangqiError as e:
-            hint = self.suggest(text)
-            more = "; legal here: %s" % " ".join(hint[:12]) if hint else ""
-            raise ArbiterError("%s%s" % (e, more)) from None
-        side = self._board_turn()
-        written = self.board.notation(mv)
-        self.board.push(mv)
-        self._enter(side, written)
-        if self.offer_by == 1 - side:  # moving on declines a standing offer
-            self.offer_by = -1
-        out = self.board.outcome()
-        if out is not None:
-            if out.termination in _REPETITIONS:
-                self._say("warn", "%s: a claim decides it on this record" % out.reason, "XQ-R24")
-            else:
-                self._end(Result(_winner(out), out.reason, "XQ-R15"))
-        return self._flush()
-
-    def _pop(self) -> None:
-        self.board.pop()
-
-    def suggest(self, text: str) -> list[str]:
-        """Legal moves whose notation (记谱, traditional, WXF or ICCS) starts with ``text``."""
-        key = unicodedata.normalize("NFKC", "".join(text.split())).lower()
-        out = []
-        for mv in self.board.legal_moves:
-            cn = self.board.notation(mv)
-            for style in ("chinese", "traditional", "wxf", "iccs"):
-                w = cn if style == "chinese" else self.board.notation(mv, style)
-                w = unicodedata.normalize("NFKC", w).lower()
-                if w.startswith(key) or (style == "iccs" and w.replace("-", "").startswith(key)):
-                    out.append(cn)
-                    break
-        return sorted(out)
-
-    # -- presses ---------------------------------------------------------------------
-
-    def _unpaired(self, press: Press) -> None:
-        if self.strict:
-            self._no_move(press)
-        else:
-            super()._unpaired(press)
-
-    def no_move(self, who: int | str) -> list[Notice]:
-        """XQ-R19 on ``who``'s last press, which no move was entered for."""
-        self._check_playing()
-        side = self.side(who)
-        for i in range(len(self._open) - 1, -1, -1):
-            if self._open[i].side == side:
-                press = self._open.pop(i)
-                self._no_move(press)
-                return self._flush()
-        raise ArbiterError("%s has no press waiting for a move" % self.name(side))
-
-    def _no_move(self, press: Press) -> None:
-        """XQ-R19: ``press`` came without a move. The times are the press's:
-        the presser's just before it, the opponent's at it."""
-        side, opp = press.side, 1 - press.side
-        before = press.before
-        self.no_moves[side] += 1
-        low = min(before, press.left[opp])
-        what = "%s pressed the clock without moving" % self.name(side)
-        if low < ONE_MINUTE:
-            self._end(Result(opp, "%s with under 1 min on a clock (%s)" % (what, fmt_clock(low)),
-                             "XQ-R19", "rules infraction"))  # fmt: skip
-            return
-        if self.no_moves[side] >= 2:
-            self._end(Result(opp, what + " a second time", "XQ-R19", "rules infraction"))
-            return
-        if self._foul(side, "pressed the clock without moving", "XQ-R19"):
-            return
-        # The clock goes back to the offender: its time before the press, the
-        # opponent's as it was then, and one move less on its counter (EQ-7).
-        ms = [0, 0]
-        ms[side] = before
-        ms[opp] = press.left[opp]
-        shift = (-1, 0) if side == 0 else (0, -1)
-        self._load(side, ms, shift)
-        self._acc = press.used
-        self._say("rule", "the clock goes back to %s" % self.name(side), "XQ-R19")
-
-    # -- fouls, offers, claims -------------------------------------------------------------
-
-    def _foul(self, side: int, reason: str, rule: str) -> bool:
-        super()._foul(side, reason, rule)
-        if self.fouls[side] >= 2:
-            self._end(Result(1 - side, "%s has two fouls" % self.name(side), "XQ-R17",
-                             "rules infraction"))  # fmt: skip
-            return True
-        return False
-
-    def offer(self, who: int | str) -> list[Notice]:
-        """``who`` offers a draw (XQ-R18 counts them)."""
-        self._check_playing()
-        side = self.side(who)
-        self.offers[side] += 1
-        self._note("%s offers a draw" % self.name(side))
-        self._say("info", "%s offers a draw (%d-%d offers)" % (
-            self.name(side), self.offers[0], self.offers[1]), "XQ-R18")  # fmt: skip
-        if self.offers[side] - self.offers[1 - side] >= 2:
-            if self._foul(side, "two draw offers more than the opponent", "XQ-R18"):
-                return self._flush()
-        self.offer_by = side
-        return self._flush()
-
-    def accept(self) -> list[Notice]:
-        """The opponent accepts the standing offer: a draw (XQ-R16)."""
-        self._check_playing()
-        if self.offer_by < 0:
-            raise ArbiterError("no draw offer stands")
-        by = self.offer_by
-        self._end(Result(None, "draw agreed (%s offered)" % self.name(by), "XQ-R16"))
-        return self._flush()
-
-    def decline(self) -> list[Notice]:
-        self._check_playing()
-        if self.offer_by < 0:
-            raise ArbiterError("no draw offer stands")
-        self._say("info", "%s declines the draw" % self.name(1 - self.offer_by))
-        self.offer_by = -1
-        return self._flush()
-
-    def claim_natural_limit(self, who: int | str) -> list[Notice]:
-        """XQ-R20/R16: ``who`` claims the natural move limit, checked on this record (R24).
-
-        True: a draw. False: a foul and 2 min off the claimant's clock (a flag
-        so caused loses); a second false claim within the same limit loses.
-        """
-        self._check_playing()
-        side = self.side(who)
-        claim = self.board.natural_move_limit(xiangqi.Color(side))
-        what = "%s claims the natural move limit" % self.name(side)
-        if claim.valid:
-            self._end(Result(None, "%s: %d and %d moves without a capture" % (
-                what, claim.claimant_moves, claim.opponent_moves), "XQ-R16"))  # fmt: skip
-            return self._flush()
-        detail = "%d and %d of 30 moves since the last capture" % (
-            claim.claimant_moves,
-            claim.opponent_moves,
-        )
-        if claim.window_start in self.false_claims[side]:
-            why = "%s claimed the natural move limit falsely twice in one limit (%s)" % (
-                self.name(side),
-                detail,
-            )
-            self._end(Result(1 - side, why, "XQ-R20", "rules infraction"))
-            return self._flush()
-        self.false_claims[side].add(claim.window_start)
-        if self._foul(side, "a false natural-move-limit claim (%s)" % detail, "XQ-R20"):
-            return self._flush()
-        self._cut = side
-        try:
-            self._clock_call(lambda: self.clock.penalty(side, -FALSE_CLAIM_MS))
-            self._drain()  # a flag from the cut is ruled with _cut set
-        finally:
-            self._cut = -1
-        if self.result is None:
-            self._say("rule", "2 min off %s's clock" % self.name(side), "XQ-R20")
-        return self._flush()
-
-    def claim_repetition(self, who: int | str, foul_if_false: bool = False) -> list[Notice]:
-        """XQ-R24: a repetition claim, decided on this record: perpetual check
-        or chase loses (XQ-R15), otherwise 不变作和 draws (XQ-R16). A claim the
-        record does not bear out is refused, a foul with ``foul_if_false``."""
-        self._check_playing()
-        side = self.side(who)
-        out = self.board.outcome()
-        if out is not None and out.termination in _REPETITIONS:
-            self._end(Result(_winner(out), out.reason, "XQ-R24"))
-            return self._flush()
-        rep = self.board.repetition()
-        seen = rep.count if rep else 1
-        text = "%s claims a repetition: the position has occurred %d time%s on the record" % (
-            self.name(side), seen, "" if seen == 1 else "s")  # fmt: skip
-        if foul_if_false:
-            self._foul(side, "an unfounded repetition claim", "XQ-R24")
-        else:
-            self._say("rule", text + "; play goes on", "XQ-R24")
-        return self._flush()
-
-    def resign(self, who: int | str) -> list[Notice]:
-        self._check_playing()
-        side = self.side(who)
-        self._end(Result(1 - side, "%s resigns" % self.name(side), "XQ-R15"))
-        return self._flush()
-
-    def phone(self, who: int | str) -> list[Notice]:
-        """XQ-R25: ``who``'s phone rang or was used: an immediate loss."""
-        self._check_playing()
-        side = self.side(who)
-        self._end(Result(1 - side, "%s's phone rang or was used" % self.name(side), "XQ-R25",
-                         "rules infraction"))  # fmt: skip
-        return self._flush()
-
-    def _flagged(self, side: int) -> None:
-        if self._cut == side:
-            self._end(Result(1 - side, "%s's flag fell from the 2 min taken for a false claim"
-                             % self.name(side), "XQ-R20", "time forfeit"))  # fmt: skip
-            return
-        out = self.board.flag_outcome(xiangqi.Color(side))
-        rule = "XQ-R16" if out.winner is None else "XQ-R15"
-        self._end(Result(_winner(out), out.reason, rule,
-                         "normal" if out.winner is None else "time forfeit"))  # fmt: skip
-
-    def _end(self, result: Result) -> None:
-        if result.winner is None and self.knockout:  # XQ-R22, XQ-R23
-            handicap = self.tc.handicap != 0
-            w = xiangqi.drawn_knockout_winner(self.fouls[0], self.fouls[1], handicap)
-            if w is not None:
-                if self.fouls[0] != self.fouls[1]:
-                    why, rule = "%s has more fouls" % self.name(1 - w.value), "XQ-R22"
-                else:
-                    why, rule = "Black had time compensation", "XQ-R23"
-                result = Result(w.value, "%s; in a knock-out game %s goes through: %s"
-                                % (result.reason, self.name(w.value), why), rule,
-                                result.termination)  # fmt: skip
-        super()._end(result)
-
-    # -- the record ------------------------------------------------------------------
-
-    def game(self) -> xiangqi_pgn.Game:
-        """The record as a ``xiangqi_pgn.Game``, each move with its clock time."""
-        hdr = dict(self.headers)
-        r = self.result
-        hdr["Result"] = "*" if r is None else (
-            "1/2-1/2" if r.winner is None else "1-0" if r.winner == 0 else "0-1")  # fmt: skip
-        if r is not None:
-            hdr.setdefault("Termination", r.termination)
-        clocks = [p.clock_ms for p in self.played]
-        game = xiangqi_pgn.Game.from_board(self.board, clocks, **hdr)
-        game.set_time_control(self.tc)
-        for ply, texts in self.notes.items():
-            text = "; ".join(texts)
-            if ply == 0:
-                game.intro = text
-            else:
-                game.comments[ply - 1] = text
-        return game
-
-    def pgn(self, style: str = "chinese") -> str:
-        return xiangqi_pgn.write_game(self.game(), style)
-
-    def record_text(self) -> str:
-        return self.pgn()
-
-    def suffix(self) -> str:
-        return ".pgn"
-
-
-def _winner(out: xiangqi.Outcome) -> int | None:
-    return None if out.winner is None else out.winner.value

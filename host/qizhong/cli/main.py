@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import __version__, cli_arbiter, cli_clock, cli_pair
-from . import timecontrol as tcs
+from qizhong import __version__
+from qizhong import timecontrol as tcs
+from qizhong.cli import arbiter as cli_arbiter
+from qizhong.cli import clock as cli_clock
+from qizhong.cli import pair as cli_pair
 
 
 def _parse_spec(text: str) -> tcs.TimeControl | None:
@@ -50,14 +53,14 @@ def cmd_tc(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from . import demo
+    from qizhong.sim import demo
 
     return demo.main(args.spec)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    from . import scenario
-    from .sim import Sim, SimError
+    from qizhong.sim import scenario
+    from qizhong.sim.simulator import Sim, SimError
 
     if args.files:
         failed = 0
@@ -67,7 +70,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 return 2
             try:
                 if args.jig:  # a real clock, pressed by the test jig (docs/jig.md)
-                    from . import jig
+                    from qizhong.sim import jig
 
                     res = jig.run_file(path, args.jig, args.clock, args.tolerance)
                 else:
@@ -86,7 +89,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         print("%d passed, %d failed" % (len(args.files) - failed, failed))
         return 1 if failed else 0
     if not args.headless:
-        from . import term
+        from qizhong.sim import term
 
         return term.main(args.spec)
     try:

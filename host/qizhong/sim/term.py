@@ -15,8 +15,8 @@ import termios
 import time
 import tty
 
-from . import audio
-from .sim import Sim, SimError
+from qizhong.sim import audio
+from qizhong.sim.simulator import Sim, SimError
 
 KEYS: dict[str, tuple[str, str]] = {
     "a": ("lever", "0"),

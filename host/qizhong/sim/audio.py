@@ -13,8 +13,8 @@ import array
 import os
 import wave
 
-from .core import voice
-from .sim import repo_root
+from qizhong.core import voice
+from qizhong.sim.simulator import repo_root
 
 RATE = 8000  # Hz, the assets' rate
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Xiangqi game records as PGN, in 记谱 notation, with clock times (XQ-R24).
 
-    >>> from qizhong.rules import xiangqi, xiangqi_pgn
+    >>> from qizhong.rules import xiangqi
+    >>> from qizhong.records import xiangqi_pgn
     >>> board = xiangqi.Board()
     >>> game = xiangqi_pgn.Game(headers={"Red": "吕钦", "Black": "许银川"})
     >>> game.add_move(board.parse_notation("炮二平五"), clock_ms=895_000)
@@ -42,8 +43,16 @@ import dataclasses
 import re
 import unicodedata
 
-from .. import timecontrol
-from .xiangqi import NOTATION_GLYPHS, STARTING_FEN, STYLES, Board, Color, Move, XiangqiError
+from qizhong import timecontrol
+from qizhong.rules.xiangqi import (
+    NOTATION_GLYPHS,
+    STARTING_FEN,
+    STYLES,
+    Board,
+    Color,
+    Move,
+    XiangqiError,
+)
 
 __all__ = ["RESULTS", "Game", "PgnError", "decode", "read_game", "read_games", "write_game"]
 

@@ -19,15 +19,15 @@ import sys
 import tty
 from types import TracebackType
 
-from .core import tcspec
-from .link import CommandError, Link, LinkError
+from qizhong.clocks.link import CommandError, Link, LinkError
+from qizhong.core import tcspec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def repo_root() -> str:
     """The repository holding firmware/ (the sim runs the firmware's sources)."""
-    return os.path.dirname(os.path.dirname(os.path.realpath(os.path.join(HERE, "core"))))
+    return os.path.dirname(os.path.dirname(os.path.realpath(os.path.join(HERE, "..", "core"))))
 
 
 def micropython_path() -> str:
@@ -341,7 +341,7 @@ class Sim:
 
     def png(self, path: str, scale: int = 4) -> None:
         """Both displays as they are now, side by side as on the clock, to a PNG."""
-        from . import png
+        from qizhong.sim import png
 
         left, right = self.frame()
         with open(path, "wb") as f:

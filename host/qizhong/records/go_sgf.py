@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Go game records as SGF FF[4], through sgfmill, with the clock's times.
 
-    >>> from qizhong.rules import go, go_sgf
+    >>> from qizhong.rules import go
+    >>> from qizhong.records import go_sgf
     >>> board = go.Board(9)
     >>> _ = board.push_gtp("E5")
     >>> rec = go_sgf.GoRecord(board, black="Li", white="Wang",
@@ -33,9 +34,9 @@ from typing import Any
 
 from sgfmill import sgf  # type: ignore[import-untyped]
 
-from ..core import VERSION, tcspec
-from ..core.timecontrol import TimeControl
-from . import go
+from qizhong.core import VERSION, tcspec
+from qizhong.core.timecontrol import TimeControl
+from qizhong.rules import go
 
 # Root properties this module reads and writes itself.
 _OWN = frozenset("GM FF CA AP SZ KM RU PB PW DT TM OT RE AB AW AE PL".split())

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import serial
 
-from .core import auth, proto
+from qizhong.core import auth, proto
 
 Clock = Callable[[], float]
 
@@ -125,7 +125,7 @@ class Link:
         self.boot = ""
         self.errors: list[str] = []  # frame errors the clock reported ("crc", ...)
         self.bad_frames = 0  # frames from the clock that failed their check
-        # #8: tags requests that change the clock (qizhong.auth.Signer), None: untagged
+        # #8: tags requests that change the clock (qizhong.clocks.auth.Signer), None: untagged
         self.sign: Callable[[str], str] | None = None
         self.opens = 0
         self.reopens = 0  # opened again after the port failed

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from types import TracebackType
 
-from . import auth
-from .link import CommandError, Event, Link, LinkError, Reply
+from qizhong.clocks import auth
+from qizhong.clocks.link import CommandError, Event, Link, LinkError, Reply
 
 PICO_USB = (0x2E8A, 0x0005)  # USB vendor and product id of MicroPython on a Pico
 

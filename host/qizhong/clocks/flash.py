@@ -26,7 +26,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from .sim import micropython_path, repo_root
+from qizhong.sim.simulator import micropython_path, repo_root
 
 PICO_FS_BYTES = 1408 * 1024  # rp2 RPI_PICO: MICROPY_HW_FLASH_STORAGE_BYTES
 FS_BLOCK = 4096  # LittleFS block on the rp2 port (the flash's erase sector)
@@ -201,7 +201,8 @@ sys.path.insert(1, %(fake)r)
 gc.collect()
 base = gc.mem_alloc()
 import micropython
-from qizhong import app, clock, face, lever, monotonic, tcspec, timecontrol, voice
+from qizhong import app, clock, face, lever, monotonic, tcspec, voice
+from qizhong import timecontrol
 import boards.pico
 gc.collect()
 imported = gc.mem_alloc() - base

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import auth, cli_clock
+from qizhong.cli import clock as cli_clock
+from qizhong.clocks import auth
 
 
 def _store(args: argparse.Namespace) -> auth.KeyStore:

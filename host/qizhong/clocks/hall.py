@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A hall of clocks, driven from one process and one thread.
 
-    from qizhong.hall import Hall
+    from qizhong.clocks.hall import Hall
     hall = Hall.discover()                 # every Pico clock on USB, by its id
     hall.broadcast("config", "xq-rapid")   # all at once; replies collected
     while True:
@@ -20,8 +20,8 @@ import selectors
 import time
 from collections.abc import Iterable
 
-from .driver import PICO_USB, Clock, Status
-from .link import CommandError, Event, Link, LinkError
+from qizhong.clocks.driver import PICO_USB, Clock, Status
+from qizhong.clocks.link import CommandError, Event, Link, LinkError
 
 
 class Hall:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .core import voice
-from .sim import Sim, SimError
+from qizhong.core import voice
+from qizhong.sim.simulator import Sim, SimError
 
 SIDES = {"red": 0, "black": 1, "first": 0, "second": 1, "0": 0, "1": 1}
 LEVERS = {"left": 0, "right": 1}

@@ -30,11 +30,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from .core import auth as fw
+from qizhong.core import auth as fw
 
 if TYPE_CHECKING:
-    from .link import Link
-    from .sim import Sim
+    from qizhong.clocks.link import Link
+    from qizhong.sim.simulator import Sim
 
 ALPHABET = fw.ALPHABET
 _ALIASES = {"O": "0", "I": "1", "L": "1"}  # Crockford base32 reads these as digits
@@ -210,7 +210,7 @@ def _glyphs() -> dict[bytes, str]:
     """MicroPython's 8x8 framebuf font, each glyph's 8 column bytes (MONO_VLSB),
     rendered by the micropython binary itself."""
     if not _GLYPHS:
-        from .sim import micropython_path
+        from qizhong.sim.simulator import micropython_path
 
         prog = (
             "import framebuf\n"

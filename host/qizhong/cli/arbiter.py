@@ -21,12 +21,13 @@ import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
-from . import cli_clock
+from qizhong.cli import clock as cli_clock
 
 if TYPE_CHECKING:  # the sessions load with the console, not with every `qizhong` command
-    from .arbiter import GameSession, Notice, XiangqiSession
-    from .arbiter_go import GoSession
-    from .driver import Clock
+    from qizhong.arbiter.go import GoSession
+    from qizhong.arbiter.session import GameSession, Notice
+    from qizhong.arbiter.xiangqi import XiangqiSession
+    from qizhong.clocks.driver import Clock
 
 _PREFIX = {"end": "== ", "foul": "!! ", "warn": "!  ", "rule": "*  ", "move": "", "info": "   "}
 
@@ -59,8 +60,8 @@ class Console:
     """The arbiter's console over one session, without a terminal."""
 
     def __init__(self, session: GameSession, out: str | None = None) -> None:
-        from .arbiter import XiangqiSession
-        from .arbiter_go import GoSession
+        from qizhong.arbiter.go import GoSession
+        from qizhong.arbiter.xiangqi import XiangqiSession
 
         self.session = session
         self.xq: XiangqiSession | None = session if isinstance(session, XiangqiSession) else None
@@ -114,7 +115,7 @@ class Console:
 
     def handle(self, line: str) -> list[str]:
         """One typed line: a command or a move. Never raises for bad input."""
-        from .arbiter import ArbiterError
+        from qizhong.arbiter.session import ArbiterError
 
         out = self.poll()
         text = line.strip()
@@ -283,7 +284,7 @@ class Console:
         return self._write(path)
 
     def _write(self, path: str) -> list[str]:
-        from .arbiter import ArbiterError
+        from qizhong.arbiter.session import ArbiterError
 
         try:
             self.saved = self.session.save(path)
@@ -298,7 +299,7 @@ class Console:
 
 
 def _error(text: str) -> ValueError:
-    from .arbiter import ArbiterError
+    from qizhong.arbiter.session import ArbiterError
 
     return ArbiterError(text)
 
@@ -382,8 +383,8 @@ def _tty(console: Console, stdin: IO[str], stdout: IO[str]) -> int:  # pragma: n
 
 def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
     """The session the command line asks for."""
-    from .arbiter import XiangqiSession
-    from .arbiter_go import GoSession
+    from qizhong.arbiter.go import GoSession
+    from qizhong.arbiter.xiangqi import XiangqiSession
 
     today = datetime.date.today()
     if args.game == "go":
@@ -419,7 +420,8 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
 def cmd_arbiter(
     args: argparse.Namespace, stdin: IO[str] | None = None, stdout: IO[str] | None = None
 ) -> int:
-    from .arbiter import XiangqiSession, free_path
+    from qizhong.arbiter.session import free_path
+    from qizhong.arbiter.xiangqi import XiangqiSession
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout

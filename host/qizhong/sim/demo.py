@@ -26,8 +26,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from types import FrameType
 
-from .core import clock, tcspec, voice
-from .core.timecontrol import BRONSTEIN, DELAY, FISCHER, HOURGLASS, TimeControl
+from qizhong.core import clock, tcspec, voice
+from qizhong.core.timecontrol import BRONSTEIN, DELAY, FISCHER, HOURGLASS, TimeControl
 
 # -- the big digits --------------------------------------------------------------
 

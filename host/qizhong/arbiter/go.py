@@ -2,7 +2,7 @@
 """The arbiter's Go session: one clock, one record, area counting at the end.
 
     from qizhong import Clock
-    from qizhong.arbiter_go import GoSession
+    from qizhong.arbiter.go import GoSession
 
     game = GoSession(Clock(port), "go-byoyomi", size=19, black="聂卫平", white="马晓春")
     game.start()              # Black's clock runs
@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .arbiter import ArbiterError, GameSession, Notice, Result
-from .driver import Clock
-from .link import Event
-from .rules import go, go_sgf
+from qizhong.arbiter.session import ArbiterError, GameSession, Notice, Result
+from qizhong.clocks.driver import Clock
+from qizhong.clocks.link import Event
+from qizhong.records import go_sgf
+from qizhong.rules import go
 
 __all__ = ["GoSession"]
 
