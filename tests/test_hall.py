@@ -70,7 +70,9 @@ def test_cli_drives_a_clock(pty):
     assert "black" in out and "13:00" in out  # 15 min less 2
     assert "left lever: black" in out
     code, out, _ = run_cli("events", "--since", "0", *port)
-    names = [line.split()[2] for line in out.splitlines()]
+    head, *lines = out.splitlines()
+    assert head.split()[:3] == ["seq", "clock", "ms"]  # the columns are named
+    names = [line.split()[2] for line in lines]
     assert names == ["boot", "config", "levers", "start", "penalty"]
 
 
@@ -90,4 +92,4 @@ def test_status_watch_redraws_in_place(pty):
     code, out, _ = run_cli("status", "--watch", "--count", "3", "--interval", "0", *port)
     assert code == 0
     assert out.count("state idle") == 3
-    assert out.count("\x1b[4A") == 2  # each redraw backs up over the four lines before it
+    assert out.count("\x1b[6A") == 2  # each redraw backs up over the six lines before it

@@ -24,6 +24,7 @@ process kills itself. Without QIZHONG_FLASH there is no journal.
 
 import asyncio
 import os
+import select
 import socket  # type: ignore[import-not-found]  # unix port only, not on a Pico
 import time
 
@@ -74,6 +75,11 @@ class Board:
         self._sock = socket.socket()
         self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
         self._world = asyncio.StreamReader(self._sock)
+        # Real time: a host that stops reading must not stop the clock. A line
+        # that finds the socket full is dropped (and counted), never waited on.
+        self._out = select.poll()
+        self._out.register(self._sock, select.POLLOUT)
+        self.dropped = 0
         self._tell("hello sim 1")
         self.state_dir = None  # #8: the journal's folder, on the flash image
         self.flash = None
@@ -206,6 +212,9 @@ class Board:
     # -- outputs -----------------------------------------------------------------
 
     def _tell(self, line):
+        if not self.virtual and not self._out.poll(0):  # full: nobody reads the world
+            self.dropped += 1
+            return
         self._sock.send((line + "\n").encode())
 
     def beep(self, on, t):

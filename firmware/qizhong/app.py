@@ -430,12 +430,17 @@ class App:
             running = len(args) > 7 and args[7] == "running"
             c.load(now, run, C.RUNNING if running else C.PAUSED)
             return "ok state"
-        if op == "levers":  # levers red|black: whose lever is the left one (EQ-1)
-            c.left_side = _side(args[0])
+        if op == "levers":  # levers red|black [override]: whose lever is the left one (EQ-1)
+            side = _side(args[0])
+            _unlocked(c, args[1:], "levers")
+            c.left_side = side
             self.drawn = -1
             self.note(EV_LEVERS, c.left_side, now, 0)
             return "ok levers " + SIDE_NAMES[c.left_side]
-        if op == "new":  # a new game under the same control
+        if op == "new":  # new [override]: a new game under the same control
+            if c.state in IN_PLAY:  # the game in play ends here, with no result
+                _unlocked(c, args, "new")
+                c.finish(now)
             c.configure(c.tc, now, True)
             self.note(EV_CONFIG, -1, now, 2)
             return "ok new"
@@ -500,6 +505,18 @@ class App:
             )
             + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
         )
+
+
+IN_PLAY = (C.RUNNING, C.PAUSED, C.KNOCKED)
+
+
+def _unlocked(c, args, op):
+    """EQ-6: once both sides made three moves, a game in play keeps its
+    settings unless the arbiter overrides (``OP ... override``)."""
+    if args and args[0] != "override":
+        raise ValueError("%s: the last word may only be override" % op)
+    if c.locked() and c.state in IN_PLAY and not args:
+        raise C.ClockError("settings are locked after three moves each (EQ-6): %s override" % op)
 
 
 def _side(word):

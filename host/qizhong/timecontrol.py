@@ -25,7 +25,9 @@ __all__ = [
     "SpecError",
     "TimeControl",
     "describe",
+    "duration",
     "fmt_ms",
+    "suggest",
     "from_pgn",
     "from_sgf",
     "parse",
@@ -44,6 +46,61 @@ def fmt_clock(ms: int) -> str:
     if s >= 3600:
         return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
     return "%d:%02d" % (s // 60, s % 60)
+
+
+MAX_MS = tcspec._MAX_MS  # the syntax's cap: nothing on a game clock lasts 100 hours
+
+
+def duration(text: str, what: str = "a time", signed: bool = False) -> int:
+    """ms for ``text``: the spec syntax's durations (``30s``, ``2m``,
+    ``1h30m``, ``500ms``; the clock's own reader, so units mean the same as
+    in ``tc``), or a bare integer of milliseconds (the protocol's unit). With
+    ``signed``, a leading ``-`` or ``+``. Over 100 hours is refused
+    (SpecError, with the column)."""
+    r = tcspec._Reader(text)
+    r.skip()
+    sign = 1
+    if signed and r.peek() in ("-", "+"):
+        sign = -1 if r.peek() == "-" else 1
+        r.i += 1
+        r.skip()
+    body = text[r.i :].strip()
+    if body.isascii() and body.isdigit():
+        ms = int(body)
+        if ms > MAX_MS:
+            raise SpecError("%s is too long (at most 100h)" % what, text, r.i)
+        return sign * ms
+    ms = r.duration(what)
+    if not r.done():
+        r.fail("unexpected %r after %s" % (r.peek(), what))
+    return sign * ms
+
+
+def suggest(text: str) -> str:
+    """For a spec that does not parse and looks like a preset's name: the
+    nearest preset names, as "did you mean ..." (difflib), else ""."""
+    import difflib
+    import re
+
+    word = text.strip().lower()
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", word) or re.fullmatch(r"[0-9hms]+", word):
+        return ""
+    near = difflib.get_close_matches(word, list(PRESETS), n=1, cutoff=0.6)
+    if near:
+        return "unknown preset %r, did you mean %s?" % (word, near[0])
+    return "unknown preset %r (`qizhong presets` lists them)" % word
+
+
+def game_of(tc: TimeControl) -> str:
+    """The game a time control belongs to, as far as it tells: go for
+    byo-yomi and Canadian overtime (TC-6, TC-7), chess for the delays,
+    xiangqi otherwise (the clock's first game)."""
+    ot = tc.overtime
+    if ot is not None and ot.kind in ("byoyomi", "canadian"):
+        return "go"
+    if tc.timing in (BRONSTEIN, DELAY):
+        return "chess"
+    return "xiangqi"
 
 
 def spec_of(tc: TimeControl) -> str:

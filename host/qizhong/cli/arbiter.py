@@ -396,7 +396,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             left=args.left or "white",
             black=args.black or "",
             white=args.white or "",
-            date=args.date or today.isoformat(),
+            date=(args.date or today).isoformat(),
             properties={
                 k: v for k, v in (("EV", args.event), ("RO", args.round), ("PC", args.site)) if v
             },
@@ -410,11 +410,19 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
         strict=not args.late_entry,
         Event=args.event or "",
         Site=args.site or "",
-        Date=args.date or today.strftime("%Y.%m.%d"),
+        Date=(args.date or today).strftime("%Y.%m.%d"),
         Round=args.round or "",
         Red=args.red or "",
         Black=args.black or "",
     )
+
+
+def game_date(text: str) -> datetime.date:
+    """``--date``: a real calendar date, 2026-05-01 or 2026.05.01 (as PGN writes it)."""
+    try:
+        return datetime.date.fromisoformat(text.strip().replace(".", "-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a date: YYYY-MM-DD" % text) from None
 
 
 def cmd_arbiter(
@@ -465,7 +473,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--event")
     s.add_argument("--site")
     s.add_argument("--round")
-    s.add_argument("--date", help="default today")
+    s.add_argument("--date", type=game_date, help="YYYY-MM-DD (or YYYY.MM.DD); default today")
     s.add_argument("--fen", help="Xiangqi: a starting position")
     s.add_argument(
         "--knockout",

@@ -8,6 +8,8 @@ Exit codes: 0 done, 1 failed (or the clock could not be reached), 2 bad input
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 
 from qizhong import __version__
@@ -21,6 +23,10 @@ def _parse_spec(text: str) -> tcs.TimeControl | None:
     try:
         return tcs.parse(text)
     except tcs.SpecError as e:
+        hint = tcs.suggest(text)  # xq-rapidd: "did you mean xq-rapid?"
+        if hint:
+            print("qizhong: %s" % hint, file=sys.stderr)
+            return None
         print("qizhong: bad time control: %s" % e.msg, file=sys.stderr)
         print(e.pointer(), file=sys.stderr)
         return None
@@ -88,23 +94,65 @@ def cmd_sim(args: argparse.Namespace) -> int:
                     print("      " + f)
         print("%d passed, %d failed" % (len(args.files) - failed, failed))
         return 1 if failed else 0
+    if _parse_spec(args.spec) is None:
+        return 2
     if not args.headless:
         from qizhong.sim import term
 
         return term.main(args.spec)
+    from qizhong.sim import headless
+
     try:
-        sim = Sim(virtual=False, open_link=False)
-    except SimError as e:
+        return headless.serve(args.spec, args.state, args.listen)
+    except (SimError, OSError) as e:
         print("qizhong: %s" % e, file=sys.stderr)
         return 1
-    print(sim.serial_path, flush=True)
+
+
+SIM_CONTROL = ("press", "tilt", "key", "png", "stop")
+
+
+def sim_control(argv: list[str]) -> int:
+    """``qizhong sim press|tilt|key|png|stop``: the world of a running headless sim."""
+    from qizhong.sim import headless
+
+    p = argparse.ArgumentParser(
+        prog="qizhong sim",
+        description="Press the levers, knock the clock over and press the arbiter's keys "
+        "of a running `qizhong sim --headless`, from another terminal or a script. It is "
+        "found by its state file (--state; default %s) or by --world HOST:PORT (its second "
+        "line of output)." % headless.default_state(),
+    )
+    sub = p.add_subparsers(dest="op", metavar="ACTION", required=True)
+    a = sub.add_parser("press", help="press a lever (left, right) and let it up")
+    a.add_argument("lever", choices=["left", "right"])
+    a.add_argument("--hold", type=int, default=headless.HOLD_MS, metavar="MS",
+                   help="how long it stays down (default %(default)s; 2000 or more: EQ-3)")  # fmt: skip
+    sub.add_parser("tilt", help="knock the clock over (the tilt switch, EQ-5)")
+    a = sub.add_parser("key", help="an arbiter's key")
+    a.add_argument("name", choices=list(headless.KEYS))
+    a = sub.add_parser("png", help="both displays now, to a PNG file")
+    a.add_argument("file")
+    sub.add_parser("stop", help="stop the headless simulator")
+    for a in sub.choices.values():
+        a.add_argument("--world", metavar="HOST:PORT", help="the simulator's control address")
+        a.add_argument("--state", metavar="FILE", help="its state file")
+    args = p.parse_args(argv)
+    more = {
+        "press": lambda: [args.lever, str(args.hold)],
+        "key": lambda: [args.name],
+        "png": lambda: [args.file],
+    }.get(args.op, lambda: [])()
+    if args.op == "press" and not 0 < args.hold <= 60000:
+        p.error("--hold is 1..60000 ms")
     try:
-        sim.proc.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sim.close()
-    return 0
+        return headless.main_control(args.op, more, args.world, args.state)
+    except headless.HeadlessError as e:
+        print("qizhong: %s" % e, file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print("qizhong: %s" % e, file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -128,11 +176,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="the firmware on a simulated board",
         description="Without files: run a simulated clock in real time in this terminal "
         "(--headless: print its serial device, which pyserial opens like a USB port, "
-        "and run until stopped). With `run FILE...`: run scenario files in virtual "
+        "then its control address, and run until stopped; `qizhong sim press left|right`, "
+        "`tilt`, `key NAME`, `png FILE` and `stop` act on it from elsewhere: "
+        "`qizhong sim press --help`). With `run FILE...`: run scenario files in virtual "
         "time; exit 0 only when every expectation holds.",
     )
     s.add_argument(
         "--headless", action="store_true", help="no display: print the serial device and run"
+    )
+    s.add_argument("--state", metavar="FILE", help="--headless: where to write its address")
+    s.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        default="127.0.0.1:0",
+        help="--headless: the control address (default: a free port on 127.0.0.1)",
     )
     s.add_argument("--spec", default="xq-rapid", help="time control (default xq-rapid)")
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
@@ -150,10 +207,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:2] == ["sim", "run"]:  # `qizhong sim run FILE...`
-        argv = ["sim", *argv[2:]]
-    args = build_parser().parse_args(argv)
-    return cli_clock.run(args.func, args)
+    try:
+        if argv[:1] == ["sim"] and argv[1:2] and argv[1] in SIM_CONTROL:
+            code = sim_control(argv[1:])
+        else:
+            if argv[:2] == ["sim", "run"]:  # `qizhong sim run FILE...`
+                argv = ["sim", *argv[2:]]
+            args = build_parser().parse_args(argv)
+            code = cli_clock.run(args.func, args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `qizhong status | head -3`: the reader has had enough
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+        return 0
+    return code
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ FIRST = 0
 SECOND = 1
 DRAW = 2  # finish(result=DRAW)
 
-__all__ = ["DRAW", "FIRST", "SECOND", "Clock", "CommandError", "Event", "Hello", "LinkError"]
+__all__ = ["DRAW", "FIRST", "GAMES", "SECOND", "Clock", "CommandError", "Event", "Hello", "LinkError"]
 
 
 @dataclass(frozen=True)
@@ -69,14 +69,32 @@ def _pair(text: str) -> tuple[int, int]:
     return int(a), int(b)
 
 
-def _side(side: int | str) -> str:
+# Each game's colour names, the side that moves first (0) before the second (1).
+GAMES = {"xiangqi": ("red", "black"), "go": ("black", "white"), "chess": ("white", "black")}
+
+
+def side_index(side: int | str, game: str | None = None) -> int:
+    """The clock's side (0 moves first) for ``side``: 0, 1, first, second, or
+    a colour of ``game`` (``GAMES``): in Go black is 0 and white 1; in chess
+    white is 0. A colour of another game is refused (ValueError). Without a
+    game: red and black, as the clock itself says them (white is refused: it
+    moves first in chess but second in Go)."""
     if side in (0, 1, "0", "1"):
-        return str(side)
-    if side in ("red", "first", "white"):
-        return "0"
-    if side in ("black", "second"):
-        return "1"
-    raise ValueError("no side %r (0 or 1, red or black)" % (side,))
+        return int(side)
+    if side in ("first", "second"):
+        return 0 if side == "first" else 1
+    names = GAMES.get(game or "xiangqi", GAMES["xiangqi"])
+    if side in names:
+        return names.index(str(side))
+    if game is None and side == "white":
+        raise ValueError("white moves first in chess and second in Go: name the game")
+    raise ValueError(
+        "no side %r in %s (%s or %s)" % (side, game or "this game", names[0], names[1])
+    )
+
+
+def _side(side: int | str, game: str | None = None) -> str:
+    return str(side_index(side, game))
 
 
 class Clock:
@@ -88,11 +106,16 @@ class Clock:
         *,
         timeout: float = Link.TIMEOUT_S,
         keys: auth.KeyStore | None = None,
+        game: str | None = None,
     ) -> None:
         """``keys``: where the arbiter's keys are (#8; default ``KeyStore.default()``,
-        read only when the clock says it is paired)."""
+        read only when the clock says it is paired). ``game``: xiangqi, go or
+        chess, whose colour names the methods take (``side_index``)."""
+        if game is not None and game not in GAMES:
+            raise ValueError("no game %r (%s)" % (game, ", ".join(GAMES)))
         self.link = port if isinstance(port, Link) else Link(port, timeout=timeout)
         self.keys = keys
+        self.game = game
         self.hello = self._hello()
 
     def __enter__(self) -> Clock:
@@ -125,9 +148,10 @@ class Clock:
         """The clock's time control, in the spec syntax."""
         return self._do("tc").text.split(" ", 1)[1]
 
-    def levers(self, left: int | str) -> None:
-        """Which side's lever is the left one (EQ-1)."""
-        self._do("levers", _side(left))
+    def levers(self, left: int | str, override: bool = False) -> None:
+        """Which side's lever is the left one (EQ-1). During a game, after three
+        moves each, the clock refuses unless ``override`` (EQ-6)."""
+        self._do("levers", _side(left, self.game), *("override",) * override)
 
     def volume(self, level: int) -> None:
         """Voice volume 0..10."""
@@ -140,7 +164,7 @@ class Clock:
     # -- the game ------------------------------------------------------------------------
 
     def start(self, side: int | str = FIRST) -> None:
-        self._do("start", _side(side))
+        self._do("start", _side(side, self.game))
 
     def pause(self) -> None:
         self._do("pause")
@@ -148,8 +172,10 @@ class Clock:
     def resume(self) -> None:
         self._do("resume")
 
-    def new_game(self) -> None:
-        self._do("new")
+    def new_game(self, override: bool = False) -> None:
+        """A new game under the same control. A game in play ends there with
+        no result; after three moves each only with ``override`` (EQ-6)."""
+        self._do("new", *("override",) * override)
 
     def finish(self, result: int | None = None) -> None:
         """Stop the game; ``result``: the winning side, DRAW, or None. The
@@ -157,21 +183,21 @@ class Clock:
         if result is None:
             self._do("finish")
         else:
-            self._do("finish", "draw" if result == DRAW else _side(result))
+            self._do("finish", "draw" if result == DRAW else _side(result, self.game))
 
     def penalty(self, side: int | str, ms: int) -> None:
         """Add ``ms`` to ``side``'s time (negative: take it away)."""
-        self._do("penalty", _side(side), int(ms))
+        self._do("penalty", _side(side, self.game), int(ms))
 
     def knock(self, side: int | str) -> None:
         """After a tilt: ``side`` knocked the clock over; the opponent gets 60 s (EQ-5)."""
-        self._do("knock", _side(side))
+        self._do("knock", _side(side, self.game))
 
     def set(
         self, side: int | str, ms: int, moves: int | None = None, periods: int | None = None
     ) -> None:
         """Set a side's main time, and its move count and byo-yomi periods (EQ-7)."""
-        args: list[object] = [_side(side), int(ms)]
+        args: list[object] = [_side(side, self.game), int(ms)]
         if moves is not None or periods is not None:
             args.append(-1 if moves is None else moves)
         if periods is not None:
@@ -189,7 +215,7 @@ class Clock:
         """Load a whole game state into a (replacement) clock (EQ-7)."""
         self._do(
             "state",
-            _side(run),
+            _side(run, self.game),
             left[0],
             moves[0],
             periods[0],
