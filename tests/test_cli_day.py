@@ -257,6 +257,7 @@ def test_status_shows_the_control_the_result_and_the_voice(sim):
 
 def test_events_and_ports_name_their_columns(sim, monkeypatch):
     code, out, _ = on(sim, "events", "--since", "0")
+    assert code == 0
     head = out.splitlines()[0].split()
     assert head == ["seq", "clock", "ms", "event", "side", "arg", "red", "|", "black"]
     from serial.tools import list_ports_common
@@ -264,7 +265,7 @@ def test_events_and_ports_name_their_columns(sim, monkeypatch):
     port = list_ports_common.ListPortInfo(sim.serial_path)
     port.vid, port.pid, port.description = 0x2E8A, 0x0005, "Board in FS mode"
     monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [port])  # pyserial's
-    code, out, _ = run_cli("ports")
+    _code, out, _ = run_cli("ports")
     lines = out.splitlines()
     assert lines[0].split() == ["device", "usb", "id", "description"]
     assert lines[1].startswith(sim.serial_path) and "2E8A:0005" in lines[1]

@@ -131,10 +131,10 @@ def test_headless_takes_its_spec_and_presses_from_another_terminal(tmp_path):
             assert _sim("key", "start", "--state", state).returncode == 0
             _until(clock, "start")
             assert _sim("press", "left", "--state", state).returncode == 0
-            ev = [e for e in _until(clock, "press") if e.name == "press"][0]
+            ev = next(e for e in _until(clock, "press") if e.name == "press")
             assert ev.side == 0  # Black's lever (Go: Black moves first)
             assert _sim("press", "right", "--world", world).returncode == 0  # by address
-            ev = [e for e in _until(clock, "press") if e.name == "press"][0]
+            ev = next(e for e in _until(clock, "press") if e.name == "press")
             assert ev.side == 1
             assert _sim("tilt", "--state", state).returncode == 0
             _until(clock, "knock")

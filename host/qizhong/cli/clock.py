@@ -20,6 +20,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 from qizhong import timecontrol as tcs
 from qizhong.clocks.driver import DRAW, GAMES, PICO_USB, Clock, Status, side_index
@@ -53,7 +54,7 @@ def parse_spec(text: str) -> tcs.TimeControl:
     """A spec or preset; a near miss of a preset's name gets "did you mean"."""
     try:
         return tcs.parse(text)
-    except tcs.SpecError as e:
+    except tcs.SpecError:
         hint = tcs.suggest(text)
         if hint:
             raise ValueError(hint) from None
@@ -225,11 +226,13 @@ def cmd_penalty(args: argparse.Namespace) -> int:
         names = GAMES[c.game or "xiangqi"]
         st = c.status()
         if st.state in ("running", "paused", "knocked") and st.left[side] + delta <= 0:
-            _confirm(args, "%s has %s: taking %s flags %s and ends the game" % (
-                names[side], tcs.fmt_clock(st.left[side]), tcs.fmt_ms(-delta), names[side]))  # fmt: skip
+            name, have = names[side], tcs.fmt_clock(st.left[side])
+            _confirm(args, "%s has %s: taking %s flags %s and ends the game"
+                     % (name, have, tcs.fmt_ms(-delta), name))  # fmt: skip
         c.penalty(side, delta)
-        print("penalty: %s %s%s; %s" % (
-            names[side], "-" if delta < 0 else "+", tcs.fmt_ms(abs(delta)), _times(c, side, names)))  # fmt: skip
+        sign = "-" if delta < 0 else "+"
+        print("penalty: %s %s%s; %s"
+              % (names[side], sign, tcs.fmt_ms(abs(delta)), _times(c, side, names)))  # fmt: skip
     return 0
 
 
@@ -262,8 +265,7 @@ def cmd_finish(args: argparse.Namespace) -> int:
             raise CommandError(
                 "finish", "state", "the game already has a result: %s" % _result_text(st, names)
             )
-        said = "no result" if result is None else _result_text(
-            Status(**{**st.__dict__, "result": result}), names)  # fmt: skip
+        said = "no result" if result is None else _result_text(replace(st, result=result), names)
         _confirm(args, "finish the game: %s" % said)
         c.finish(result)
         print("finish: %s" % said)
@@ -452,7 +454,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--levers", metavar="SIDE", help="whose lever is the left one (EQ-1)")
     s.set_defaults(func=cmd_config)
 
-    for verb, about in (("pause", "pause both times"), ("resume", "resume after a pause or a knock")):
+    for verb, about in (
+        ("pause", "pause both times"),
+        ("resume", "resume after a pause or a knock"),
+    ):
         s = sub.add_parser(verb, help=about)
         _common(s)
         s.set_defaults(func=_simple(verb))
@@ -510,7 +515,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _common(s)
     _game_opt(s)
     s.add_argument("left", help=SIDE_HELP)
-    s.add_argument("--override", action="store_true", help="in a game after three moves each (EQ-6)")
+    s.add_argument(
+        "--override", action="store_true", help="in a game after three moves each (EQ-6)"
+    )
     s.set_defaults(func=_simple("levers"))
 
     s = sub.add_parser(
@@ -546,9 +553,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("events", help="the clock's events: what it still keeps, and new ones")
     _common(s)
     _game_opt(s)
-    s.add_argument(
-        "--since", type=_count, help="every kept event after this sequence number"
-    )
+    s.add_argument("--since", type=_count, help="every kept event after this sequence number")
     s.add_argument("--follow", action="store_true", help="then print new events as they come")
     s.set_defaults(func=cmd_events)
 

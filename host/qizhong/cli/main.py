@@ -66,7 +66,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_sim(args: argparse.Namespace) -> int:
     from qizhong.sim import scenario
-    from qizhong.sim.simulator import Sim, SimError
+    from qizhong.sim.simulator import SimError
 
     if args.files:
         failed = 0
@@ -127,7 +127,7 @@ def sim_control(argv: list[str]) -> int:
     a = sub.add_parser("press", help="press a lever (left, right) and let it up")
     a.add_argument("lever", choices=["left", "right"])
     a.add_argument("--hold", type=int, default=headless.HOLD_MS, metavar="MS",
-                   help="how long it stays down (default %(default)s; 2000 or more: EQ-3)")  # fmt: skip
+                   help="how long it stays down (default %(default)s; EQ-3 at 2000)")  # fmt: skip
     sub.add_parser("tilt", help="knock the clock over (the tilt switch, EQ-5)")
     a = sub.add_parser("key", help="an arbiter's key")
     a.add_argument("name", choices=list(headless.KEYS))

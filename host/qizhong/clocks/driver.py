@@ -32,7 +32,17 @@ FIRST = 0
 SECOND = 1
 DRAW = 2  # finish(result=DRAW)
 
-__all__ = ["DRAW", "FIRST", "GAMES", "SECOND", "Clock", "CommandError", "Event", "Hello", "LinkError"]
+__all__ = [
+    "DRAW",
+    "FIRST",
+    "GAMES",
+    "SECOND",
+    "Clock",
+    "CommandError",
+    "Event",
+    "Hello",
+    "LinkError",
+]
 
 
 @dataclass(frozen=True)
