@@ -126,6 +126,7 @@ def test_headless_takes_its_spec_and_presses_from_another_terminal(tmp_path):
         world = proc.stdout.readline().split()[1]
         info = json.load(open(state))
         assert info["serial"] == path and info["world"] == world
+        assert _sim("port", "--state", state).stdout.strip() == path
         with Clock(path, timeout=10) as clock:
             assert clock.time_control() == "60m byoyomi 3x60s"  # --spec honoured
             assert _sim("key", "start", "--state", state).returncode == 0

@@ -109,7 +109,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         return 1
 
 
-SIM_CONTROL = ("press", "tilt", "key", "png", "stop")
+SIM_CONTROL = ("press", "tilt", "key", "png", "port", "stop")
 
 
 def sim_control(argv: list[str]) -> int:
@@ -133,6 +133,7 @@ def sim_control(argv: list[str]) -> int:
     a.add_argument("name", choices=list(headless.KEYS))
     a = sub.add_parser("png", help="both displays now, to a PNG file")
     a.add_argument("file")
+    sub.add_parser("port", help="its serial device (for --port)")
     sub.add_parser("stop", help="stop the headless simulator")
     for a in sub.choices.values():
         a.add_argument("--world", metavar="HOST:PORT", help="the simulator's control address")

@@ -276,7 +276,7 @@ def request(addr: tuple[str, int], line: str, timeout: float = 5.0) -> str:
 
 
 def main_control(op: str, args: list[str], world: str | None, state: str | None) -> int:
-    """``qizhong sim press|tilt|key|png|stop``: tell a running headless sim."""
+    """``qizhong sim press|tilt|key|png|port|stop``: tell a running headless sim."""
     addr = address(world, state)
     if op == "png":
         from qizhong.sim import png
@@ -285,6 +285,9 @@ def main_control(op: str, args: list[str], world: str | None, state: str | None)
         with open(args[0], "wb") as f:
             f.write(png.side_by_side(bytes.fromhex(words[1]), bytes.fromhex(words[2]), scale=4))
         print("both displays in %s" % args[0])
+        return 0
+    if op == "port":
+        print(json.loads(request(addr, "info")[3:])["serial"])
         return 0
     print(request(addr, " ".join([op, *args]))[3:])
     return 0
