@@ -152,6 +152,8 @@ def test_a_penalty_that_flags_asks_first(sim):
 
 def test_a_game_has_one_result(sim):
     on(sim, "config", "10m")
+    code, _, err = on(sim, "finish", "red")
+    assert code == 3 and "not started" in err  # nothing to finish: no question asked
     on(sim, "start")
     assert on(sim, "finish", "red")[0] == 2  # asks first: no terminal here
     assert status(sim).state == "running"
@@ -312,3 +314,22 @@ def test_calibrate_measures_and_prints_its_uncertainty():
         assert abs(trim + 37) <= unc <= 20
         assert said[-1] == "the clock runs %+d ppm (within ±%d ppm); trim set" % (trim, unc)
         assert trims(sim) == [0, trim]
+
+
+class _Terminal(io.StringIO):
+    """Keyboard input on a terminal (the boundary: what a person types)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_it_asks_and_no_means_not_done(sim, monkeypatch):
+    on(sim, "config", "10m")
+    on(sim, "start")
+    monkeypatch.setattr("sys.stdin", _Terminal("n\n"))
+    code, out, err = on(sim, "finish", "black")
+    assert code == 1 and "cannot be undone. Go on? [y/N]" in out and "not done" in err
+    assert status(sim).state == "running"
+    monkeypatch.setattr("sys.stdin", _Terminal("y\n"))
+    code, out, _ = on(sim, "finish", "black")
+    assert code == 0 and "black wins" in out and status(sim).result == 1

@@ -266,7 +266,8 @@ def cmd_finish(args: argparse.Namespace) -> int:
                 "finish", "state", "the game already has a result: %s" % _result_text(st, names)
             )
         said = "no result" if result is None else _result_text(replace(st, result=result), names)
-        _confirm(args, "finish the game: %s" % said)
+        if st.state != "idle":  # idle: the clock's own refusal says it has not started
+            _confirm(args, "finish the game: %s" % said)
         c.finish(result)
         print("finish: %s" % said)
     return 0
