@@ -15,7 +15,7 @@ import sys
 
 from qizhong import timecontrol as tcs
 from qizhong.clocks.driver import DRAW, PICO_USB, Clock, Status
-from qizhong.clocks.link import CommandError, Event, LinkError
+from qizhong.clocks.link import CommandError, Event, LinkError, Restart
 
 
 def _clock(args: argparse.Namespace) -> Clock:
@@ -161,12 +161,25 @@ def cmd_events(args: argparse.Namespace) -> int:
                 print(fmt_event(ev))
         if not args.follow:
             return 0
+        seen = len(c.link.restarts)
         try:
             while True:
                 for ev in c.events(1.0):
                     print(fmt_event(ev), flush=True)
+                for r in c.link.restarts[seen:]:  # #12: say so, never renumber silently
+                    print(fmt_restart(r), file=sys.stderr, flush=True)
+                seen = len(c.link.restarts)
         except KeyboardInterrupt:
             return 0
+
+
+def fmt_restart(r: Restart) -> str:
+    """One line for a restart of the clock (``Link.restarts``)."""
+    return "qizhong: the clock restarted (boot %s)%s; %s" % (
+        r.new_boot or "?",
+        ", its event numbers start again" if r.renumbered else "",
+        "%d event numbers could not be had" % r.lost if r.lost else "nothing kept was lost",
+    )
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
