@@ -192,6 +192,7 @@ class Link:
         self._was: tuple[str, int, int] | None = None  # (boot, last_seq, boot seq) at a boot event
         self._renumber: tuple[str, int] | None = None  # (old boot, old last_seq)
         self._boot_ev: Event | None = None  # the boot event of the current numbering
+        self._syncing = False  # in sync(): replays of what we have may come
         if open_now:
             self.open()
 
@@ -317,16 +318,24 @@ class Link:
     def _event(self, ev: Event) -> None:
         if self._hold:
             return  # whose numbering? a hello reply will say; "since" fetches it then
+        asked = self._since_id or self._syncing  # a replay may repeat what we have
+        if (
+            ev.seq <= self.last_seq
+            and self._renumber is None
+            and not asked
+            and (self.boot or ev.name == "boot")
+        ):
+            # #12: an event below our numbering that nobody asked for: a clock
+            # without its journal restarted while we listened (a boot event
+            # looks the same at every boot). Hold everything and ask whose it is.
+            self._suspect = ev.name == "boot"
+            self._hold = True
+            self._pending.clear()
+            self._ask_hello()
+            return
         if ev.name == "boot" and ev != self._boot_ev and self._renumber is None:
-            if ev.seq <= self.last_seq:
-                # #12: a boot event below our numbering (a clock without its
-                # journal restarted while we listened): ask whose it is
-                self._suspect = True
-                self._hold = True
-                self._pending.clear()
-                self._ask_hello()
-                return
-            if self.boot:  # with the journal the numbering goes on: learn the new boot id
+            if self.boot and ev.seq > self.last_seq:
+                # with the journal the numbering goes on: learn the new boot id
                 self._was = (self.boot, self.last_seq, ev.seq)
                 self.boot = ""
                 self._ask_hello()
@@ -524,12 +533,16 @@ class Link:
         """Ask for every event since the last one handed out, and wait until
         all have arrived (after a reconnect, or to be sure nothing is missing)."""
         deadline = self._clock() + self.timeout
-        while True:
-            words = self.request("since", str(self.last_seq)).words
-            if self._since_result(int(words[1]), int(words[3])):
-                return
-            if self._clock() >= deadline:
-                raise LinkError("%s: events up to %s did not arrive" % (self.port, words[3]))
+        self._syncing = True
+        try:
+            while True:
+                words = self.request("since", str(self.last_seq)).words
+                if self._since_result(int(words[1]), int(words[3])):
+                    return
+                if self._clock() >= deadline:
+                    raise LinkError("%s: events up to %s did not arrive" % (self.port, words[3]))
+        finally:
+            self._syncing = False
 
 
 def lock_path(port: str) -> str:
