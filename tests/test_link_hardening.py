@@ -50,6 +50,10 @@ class Proxy:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
+    def say_to_host(self, body: str) -> None:
+        """Send a frame to the host as if the clock had (hooks only)."""
+        os.write(self.master, proto.frame(body))
+
     def read_clock(self, timeout: float = 0.0) -> list[str]:
         """Frames the clock has sent and nobody has passed on yet (hooks only)."""
         out: list[str] = []
@@ -78,7 +82,7 @@ class Proxy:
                             out += self.to_clock(self._dec_clock.body())
                     if out:
                         os.write(self.clock_fd, b"".join(proto.frame(x) for x in out))
-        except BaseException as e:  # noqa: BLE001 - reported by close()
+        except BaseException as e:  # reported by close()
             self.error = e
 
     def close(self) -> None:
@@ -140,14 +144,13 @@ def test_an_event_around_a_reconnect_is_handed_out_once_in_order(when):
             sim.press(0 if sim.status()["run"] == 0 else 1, t[0])
             t[0] += 1000
 
-        for cycle in range(6):
+        for _ in range(6):
             clock.close()
             if when == "queued":
                 press()  # made while the host is away: waits in the pty
             else:
-                armed = [True]
 
-                def hook(body: str) -> list[str]:
+                def hook(body: str, armed: list[bool] = [True]) -> list[str]:  # noqa: B006
                     if armed[0] and body.split()[2:4] == ["ok", "hello"]:
                         armed[0] = False
                         press()  # the clock makes it just after its hello reply
@@ -302,3 +305,121 @@ def test_a_clocks_claim_within_the_margin_still_raises_the_counter(tmp_path):
     assert store.take("b", floor=10**9) == 501 + auth.CLAIM_MARGIN + 1
     assert auth.claimed_ctr({"ctr": "9999999999"}) == 9999999999
     assert [auth.claimed_ctr({"ctr": x}) for x in ("10000000000", "-1", "x", "٣", "")] == [0] * 5
+
+
+# -- item 12: replies lost, or busy ----------------------------------------------------------------
+
+
+def test_a_retried_penalty_is_applied_once_under_loss():
+    """#12 item 12: 30 % of the frames each way are lost in the cable. The
+    driver sends the same frame (same id) again until its reply comes; the
+    clock runs it once. Every penalty counts once, and every event comes
+    once, in order."""
+    rng = random.Random(12)
+    dropped = {"to_host": 0, "to_clock": 0}
+    with Sim(open_link=False) as sim, Proxy(sim.serial_path) as px:
+        clock = Clock(px.path, timeout=10.0)
+        clock.link.RETRY_S = 0.05  # the same rule, faster on a pty
+        clock.configure("10m")
+        clock.start()
+        got = collect(clock, clock.status().seq)
+
+        def lossy(way: str) -> Hook:
+            def hook(body: str) -> list[str]:
+                if rng.random() < 0.3:
+                    dropped[way] += 1
+                    return []
+                return [body]
+
+            return hook
+
+        px.to_host, px.to_clock = lossy("to_host"), lossy("to_clock")
+        amounts = [(k % 2, (k + 1) * 1000 * (-1) ** k) for k in range(20)]
+        for side, ms in amounts:
+            clock.penalty(side, ms)
+            got += clock.events()
+        px.to_host = px.to_clock = lambda b: [b]
+        st = clock.status()
+        got += collect(clock, st.seq)
+        assert dropped["to_host"] > 5 and dropped["to_clock"] > 5
+        pens = [(e.side, e.arg) for e in got if e.name == "penalty"]
+        assert pens == amounts
+        assert st.left == (
+            600000 + sum(ms for side, ms in amounts if side == 0),
+            600000 + sum(ms for side, ms in amounts if side == 1),
+        )
+        once_in_order(got)
+        clock.close()
+        assert got == history(px.path)
+
+
+def test_a_busy_answer_makes_the_driver_send_the_same_request_again():
+    """A clock that cannot take a request now answers ``err busy`` and runs
+    nothing (docs/protocol.md); the driver sends the same frame again."""
+    with Sim(open_link=False) as sim, Proxy(sim.serial_path) as px:
+        clock = Clock(px.path, timeout=5.0)
+        clock.link.RETRY_S = 0.05
+        clock.configure("10m")
+        seen: list[str] = []
+
+        def busy_once(body: str) -> list[str]:
+            if body.split()[1:2] == ["penalty"]:
+                seen.append(body)
+                if len(seen) == 1:
+                    px.say_to_host("r %s err busy try again" % body.split()[0])
+                    return []
+            return [body]
+
+        px.to_clock = busy_once
+        clock.penalty(1, -60000)
+        assert clock.link.busy == 1 and len(seen) == 2 and seen[0] == seen[1]
+        assert clock.status().left == (600000, 540000)
+        clock.close()
+
+
+# -- item 13: one program per port -----------------------------------------------------------------
+
+
+def test_a_second_program_is_told_who_holds_the_port():
+    """#12 item 13: ``qizhong status --watch`` holds the clock's port; a
+    second ``qizhong`` gets exit 1 and the first one's pid and command line,
+    and the port is free again once the first has gone."""
+    with Sim(open_link=False) as sim:
+        cmd = [sys.executable, "-m", "qizhong.cli"]
+        port = ["--port", sim.serial_path]
+        first = subprocess.Popen(
+            [*cmd, "status", "--watch", "--interval", "0.5", *port],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            assert first.stdout is not None
+            assert select.select([first.stdout], [], [], 30)[0], "the first program said nothing"
+            assert b"state" in first.stdout.readline()  # it has the port
+            second = subprocess.run(
+                [*cmd, "pause", *port], capture_output=True, text=True, timeout=60
+            )
+            assert second.returncode == 1
+            assert "is in use by pid %d (" % first.pid in second.stderr
+            assert "status --watch" in second.stderr
+        finally:
+            first.terminate()
+            first.wait(30)
+        again = subprocess.run([*cmd, "status", *port], capture_output=True, text=True, timeout=60)
+        assert again.returncode == 0, again.stderr
+
+
+def test_a_port_locked_by_another_tool_is_refused_with_its_owner():
+    with Sim(open_link=False) as sim:
+        link = Link(sim.serial_path)
+        with pytest.raises(PortBusy) as e:
+            Link(sim.serial_path)  # even from the same process: one owner
+        assert e.value.pid == os.getpid() and "pytest" in e.value.command
+        link.close()
+        with serial.Serial(sim.serial_path, exclusive=True):  # a tool without our lock file
+            with pytest.raises(PortBusy) as e:
+                Link(sim.serial_path)
+            assert e.value.pid == os.getpid()
+        Link(sim.serial_path).close()  # free again
+        with pytest.raises(LinkError, match="cannot open"):
+            Link(sim.serial_path + "-none")

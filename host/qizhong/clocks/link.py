@@ -221,6 +221,9 @@ class Link:
             self._ser = None
         self._unlock()
 
+    def __del__(self) -> None:
+        self._unlock()  # a link dropped unclosed frees its port (its serial closes itself)
+
     def _lock(self) -> None:
         if not os.path.exists(self.port):
             return  # a URL (loop://, socket://): nothing to lock
