@@ -20,6 +20,7 @@ lost, duplicated, out of order, and the reconnect time.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import sys
@@ -150,7 +151,7 @@ def realtime(n: int = 1000, seed: int = 1) -> dict[str, float]:
             "last": last,
             "lost": last - len(set(seqs)) + clock.link.lost,
             "duplicated": len(seqs) - len(set(seqs)),
-            "out_of_order": sum(1 for a, b in zip(seqs, seqs[1:]) if b <= a),
+            "out_of_order": sum(1 for a, b in itertools.pairwise(seqs) if b <= a),
             "differ": differ,
             "restarts": len(clock.link.restarts),
             "p50": reconnect_ms[len(reconnect_ms) // 2],
