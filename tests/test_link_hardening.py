@@ -24,6 +24,7 @@ import serial
 
 from qizhong import Clock
 from qizhong.clocks import auth
+from qizhong.clocks.hall import Hall
 from qizhong.clocks.link import Event, Link, LinkError, PortBusy
 from qizhong.core import proto
 from qizhong.sim import Sim
@@ -375,6 +376,27 @@ def test_a_busy_answer_makes_the_driver_send_the_same_request_again():
         assert clock.link.busy == 1 and len(seen) == 2 and seen[0] == seen[1]
         assert clock.status().left == (600000, 540000)
         clock.close()
+
+
+def test_a_hall_resends_the_same_frame_to_a_clock_whose_reply_was_lost():
+    """``Hall.broadcast`` under loss: the clock whose replies are dropped
+    gets the same frame again and runs it once."""
+    with Sim(board_id="a", open_link=False) as a, Sim(board_id="b", open_link=False) as b:
+        with Proxy(b.serial_path) as px, Hall.open([a.serial_path, px.path]) as hall:
+            drops = [2]
+
+            def lose_two(body: str) -> list[str]:
+                if drops[0] and body.split()[2:4] == ["ok", "penalty"]:
+                    drops[0] -= 1
+                    return []
+                return [body]
+
+            px.to_host = lose_two
+            assert hall.broadcast("config", "10m") == {"a": "config", "b": "config"}
+            assert hall.broadcast("penalty", "1 -60000") == {"a": "penalty", "b": "penalty"}
+            assert drops == [0]
+            st = hall.status()
+            assert [st[n].left for n in "ab"] == [(600000, 540000)] * 2  # type: ignore[union-attr]
 
 
 # -- item 13: one program per port -----------------------------------------------------------------

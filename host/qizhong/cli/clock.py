@@ -3,8 +3,9 @@
 
 Every one takes ``--port`` (or the QIZHONG_PORT variable): a Pico's USB
 serial device, or the pty that ``qizhong sim --headless`` prints; both work
-the same way. Exit codes: 0 done, 1 the clock could not be reached, 2 bad
-input, 3 the clock refused the command (its reason is printed).
+the same way. Exit codes: 0 done, 1 the clock could not be reached (or
+another program owns its port: the message gives its pid and command line),
+2 bad input, 3 the clock refused the command (its reason is printed).
 """
 
 from __future__ import annotations

@@ -165,6 +165,7 @@ class Link:
         self._dec = proto.Decoder()
         self._id = random.randrange(1, 60000)
         self._replies: dict[int, tuple[bool, str]] = {}
+        self._sent: dict[int, bytes] = {}  # frames of recent ``send`` requests, for ``resend``
         self._pending: dict[int, Event] = {}  # events after a gap, held until it is filled
         self._ready: list[Event] = []
         self.last_seq = 0  # every event up to this one has been handed out
@@ -488,10 +489,21 @@ class Link:
         return text
 
     def send(self, verb: str, args: str = "") -> int:
-        """Send a request without waiting; returns its id (see ``reply``)."""
+        """Send a request without waiting; returns its id (see ``reply``,
+        and ``resend`` when no reply came)."""
+        _check_body((verb + " " + args).strip())
         rid = self._next_id()
-        self._write(proto.frame(self._text(rid, verb, args)), self._clock() + self.timeout)
+        frame = proto.frame(self._text(rid, verb, args))
+        self._sent[rid] = frame
+        while len(self._sent) > 64:  # only the recent ones can still be waited for
+            del self._sent[next(iter(self._sent))]
+        self._write(frame, self._clock() + self.timeout)
         return rid
+
+    def resend(self, rid: int) -> None:
+        """Send request ``rid`` again, the very same frame: the clock runs it
+        at most once (its reply was lost, or it said ``busy``)."""
+        self._write(self._sent[rid], self._clock() + self.timeout)
 
     def reply(self, rid: int) -> tuple[bool, str] | None:
         """The reply to request ``rid`` if it came, else None."""
