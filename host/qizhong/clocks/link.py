@@ -398,6 +398,13 @@ class Link:
         if ok and len(words) == 4 and words[0] == "since":
             if not self._since_result(int(words[1]), int(words[3])):
                 self._ask_since()  # some replayed frames were lost, or there are more
+        elif not ok and words[:1] == ["args"] and not self._hold:
+            # "since N" refused: the clock's numbering is below ours. It
+            # restarted without its journal; hello says so (#12).
+            self._suspect = True
+            self._hold = True
+            self._pending.clear()
+            self._ask_hello()
 
     def _since_result(self, first: int, last: int) -> bool:
         """The clock replayed from ``first`` and has up to ``last``; True when
