@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterable
 
 from qizhong.clocks.driver import PICO_USB, Clock, Status
-from qizhong.clocks.link import CommandError, Event, Link, LinkError
+from qizhong.clocks.link import CommandError, Event, Link, LinkError, PortBusy
 
 
 class Hall:
@@ -53,6 +53,8 @@ class Hall:
                 continue
             try:
                 hall.add(Clock(p.device, timeout=timeout))
+            except PortBusy:
+                raise  # another program owns it: say so, do not skip a table's clock
             except LinkError:
                 pass  # a Pico that is not a clock (or not answering)
         return hall
