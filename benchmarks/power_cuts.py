@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Random power cuts through the real firmware, checked against an uncut twin (#8).
 
-    .venv/bin/python benchmarks/power_cuts.py [CUTS] [SEED]
+    .venv/bin/python benchmarks/power_cuts.py [CUTS] [SEED] [REAL_CUTS]
 
 Two simulated clocks on littlefs images (``Sim(flash=...)``) get the same
 random game: presses (some by the wrong side), start and pause, knocks, and
@@ -24,10 +24,19 @@ image, and the check is independent of the journal:
 Then the twin takes a copy of the image, both boot, and play goes on. Prints
 how many cuts recovered, how, and the journal's timings and flash use. The
 test (tests/test_journal.py) runs 50 of these; ``make bench`` runs 1,000.
+
+Then REAL_CUTS (default 200, about 0.4 s each) SIGKILL cuts in real time (#12): a real-time
+clock on an image is pressed and cut at random instants while a host
+(``Clock``) listens on the port throughout. Each cut counts as recovered
+when the host has seen the new boot (``Link.restarts``), the clock answers
+paused or idle with no fewer moves than the host saw pressed, and no event
+number reached the host twice or out of order. Printed with the recovery
+time (the cut to the host knowing the new boot).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import shutil
@@ -39,6 +48,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
+from qizhong.clocks.driver import Clock  # noqa: E402
 from qizhong.sim import PowerCut, Sim, micropython_path  # noqa: E402
 
 PERIOD_MS = 10000  # firmware/qizhong/journal.py Journal.PERIOD_MS
@@ -333,6 +343,89 @@ def run(cuts: int, seed: int = 1, folder: str | None = None, games: int = 10) ->
     return out
 
 
+def realtime(cuts: int = 1000, seed: int = 1) -> dict[str, object]:
+    """``cuts`` SIGKILL cuts of a real-time clock a host listens to throughout."""
+    rng = random.Random(seed)
+    out: dict[str, object] = {"cuts": 0, "recovered": 0}
+    recover_ms: list[float] = []
+    got = []
+    bad: list[str] = []
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        img = os.path.join(tmp, "clock.img")
+        with Sim(virtual=False, display=False, open_link=False, flash=img) as sim:
+            clock = Clock(sim.serial_path, timeout=5.0)
+            clock.configure("90m+30s")
+            k = 0
+            for _ in range(cuts):
+                if clock.status().state == "paused":
+                    clock.resume()
+                for _ in range(rng.randrange(0, 4)):  # presses, 30-60 ms each
+                    sim.world.sendall(b"lever %d down 0\n" % (1 - k % 2))
+                    time.sleep(0.02 + rng.random() * 0.01)  # past the 20 ms settle window
+                    sim.world.sendall(b"lever %d up 0\n" % (1 - k % 2))
+                    time.sleep(0.01 + rng.random() * 0.02)
+                    k += 1
+                got += clock.events(rng.random() * 0.02)
+                seen = len(clock.link.restarts)
+                t0 = time.monotonic()
+                sim.power_cut()  # SIGKILL at this instant, then power on
+                while len(clock.link.restarts) == seen and time.monotonic() - t0 < 10:
+                    got += clock.events(0.01)
+                recover_ms.append((time.monotonic() - t0) * 1000)
+                out["cuts"] = int(str(out["cuts"])) + 1
+                st = clock.status()
+                got += clock.events(0)
+                presses = sum(1 for e in got if e.name == "press")
+                why = []
+                if len(clock.link.restarts) != seen + 1:
+                    why.append("the host saw no new boot")
+                elif clock.link.restarts[-1].renumbered:
+                    why.append("numbering started again")
+                if st.state not in ("paused", "idle"):
+                    why.append("state %s" % st.state)
+                if sum(st.moves) < presses:
+                    why.append("%d moves, %d presses seen" % (sum(st.moves), presses))
+                if why:
+                    bad.append("; ".join(why))
+                else:
+                    out["recovered"] = int(str(out["recovered"])) + 1
+            got += clock.events(0.1)
+            out["restarts"] = len(clock.link.restarts)
+            out["lost"] = clock.link.lost
+    seqs = [e.seq for e in got]
+    out["events"] = len(got)
+    out["duplicated"] = len(seqs) - len(set(seqs))
+    out["out_of_order"] = sum(1 for a, b in itertools.pairwise(seqs) if b <= a)
+    out["bad"] = bad[:5]
+    recover_ms.sort()
+    out["p50"] = recover_ms[len(recover_ms) // 2] if recover_ms else 0.0
+    out["p99"] = recover_ms[len(recover_ms) * 99 // 100] if recover_ms else 0.0
+    out["seconds"] = time.monotonic() - start
+    return out
+
+
+def report_realtime(r: dict[str, object]) -> None:
+    print(
+        "real-time power cuts: %s, recovered: %s; host: %s events, %s duplicated, "
+        "%s out of order, %s numbers skipped"
+        % (
+            r["cuts"],
+            r["recovered"],
+            r["events"],
+            r["duplicated"],
+            r["out_of_order"],
+            r["lost"],
+        )
+    )
+    print(
+        "recovery (cut to the host knowing the new boot): p50 %.0f ms, p99 %.0f ms; "
+        "wall time %.1f s" % (r["p50"], r["p99"], r["seconds"])  # type: ignore[str-format]
+    )
+    for why in r["bad"]:  # type: ignore[attr-defined]
+        print("  not recovered: " + why)
+
+
 GAMES = (  # (name, spec, moves per side, mean ms per move): a long game of each kind
     ("xiangqi rapid", "15m+10s", 60, 14000),
     ("xiangqi count", "20m count 10s", 80, 15000),
@@ -467,7 +560,10 @@ def main() -> int:
         "per block min %d, median %d, max %d"
         % (n, erases, n / erases, min(wear), sorted(wear)[len(wear) // 2], max(wear))
     )
-    return 0 if r["cuts"] == r["recovered"] else 1
+    real = int(sys.argv[3]) if len(sys.argv) > 3 else 200  # about 0.4 s each
+    rt = realtime(real, seed)
+    report_realtime(rt)
+    return 0 if r["cuts"] == r["recovered"] and rt["cuts"] == rt["recovered"] else 1
 
 
 if __name__ == "__main__":

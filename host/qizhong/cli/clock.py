@@ -4,8 +4,10 @@
 Every one takes ``--port`` (or the QIZHONG_PORT variable): a Pico's USB
 serial device, or the pty that ``qizhong sim --headless`` prints; both work
 the same way. Exit codes: 0 done, 1 not done (the clock could not be
-reached, or the question was answered no), 2 bad input (checked here, before
-the clock is asked), 3 the clock refused the command (its reason is printed).
+reached, another program owns its port (the message gives its pid and
+command line), or the question was answered no), 2 bad input (checked here,
+before the clock is asked), 3 the clock refused the command (its reason is
+printed).
 
 Sides go by the game's own colours (``--game``, else the game the clock's
 time control belongs to): red and black in Xiangqi, black and white in Go,
@@ -24,7 +26,7 @@ from dataclasses import replace
 
 from qizhong import timecontrol as tcs
 from qizhong.clocks.driver import DRAW, GAMES, PICO_USB, Clock, Status, side_index
-from qizhong.clocks.link import CommandError, Event, LinkError
+from qizhong.clocks.link import CommandError, Event, LinkError, Restart
 
 
 class NotDone(Exception):
@@ -320,10 +322,14 @@ def cmd_events(args: argparse.Namespace) -> int:
                 print(fmt_event(ev, game))
         if not args.follow:
             return 0
+        seen = len(c.link.restarts)
         try:
             while True:
                 for ev in c.events(1.0):
                     print(fmt_event(ev, game), flush=True)
+                for r in c.link.restarts[seen:]:  # #12: say so, never renumber silently
+                    print(fmt_restart(r), file=sys.stderr, flush=True)
+                seen = len(c.link.restarts)
         except KeyboardInterrupt:
             return 0
 
@@ -379,6 +385,15 @@ def calibrate(
 
 
 MIN_SECONDS = 2 * READ_MS * 1000 // CALIBRATE_PPM  # 100 s: two 1 ms readings, 20 ppm
+
+
+def fmt_restart(r: Restart) -> str:
+    """One line for a restart of the clock (``Link.restarts``)."""
+    return "qizhong: the clock restarted (boot %s)%s; %s" % (
+        r.new_boot or "?",
+        ", its event numbers start again" if r.renumbered else "",
+        "%d event numbers could not be had" % r.lost if r.lost else "nothing kept was lost",
+    )
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

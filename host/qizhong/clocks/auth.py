@@ -37,6 +37,12 @@ if TYPE_CHECKING:
     from qizhong.sim.simulator import Sim
 
 ALPHABET = fw.ALPHABET
+CTR_MAX = 10**fw.CTR_DIGITS - 1  # the largest counter a clock takes (9999999999)
+# #12: how far a clock's claim (hello's ctr) may raise the host's counter above
+# the last one this host signed. A second laptop with a copy of the key, or an
+# old copy of the key file, is rarely more than a few hundred changes behind;
+# a forged hello claiming 9999999999 must not lock the arbiter out.
+CLAIM_MARGIN = 1000
 _ALIASES = {"O": "0", "I": "1", "L": "1"}  # Crockford base32 reads these as digits
 
 
@@ -149,10 +155,16 @@ class KeyStore:
             return data.pop(board_id, None) is not None
 
     def take(self, board_id: str, floor: int = 0) -> int:
-        """The next counter for a clock (above ``floor``), saved before it is used."""
+        """The next counter for a clock, saved before it is used: above the
+        last one this host signed, and above ``floor`` (the clock's claim)
+        only up to ``CLAIM_MARGIN`` beyond it (#12: a forged ``hello`` cannot
+        push the counter out of reach). ValueError once counters run out."""
         with self._locked() as data:
             e = data[board_id]
-            ctr = max(int(str(e["ctr"])), floor) + 1
+            last = int(str(e["ctr"]))
+            ctr = max(last, min(floor, last + CLAIM_MARGIN)) + 1
+            if ctr > CTR_MAX:
+                raise ValueError("the counter for %s has run out: pair the clock again" % board_id)
             e["ctr"] = ctr
         return ctr
 
@@ -174,8 +186,18 @@ def attach(link: Link, hello: dict[str, str], store: KeyStore | None = None) -> 
     if hello.get("auth") != "1":
         return False
     store = store or KeyStore.default()
-    link.sign = store.signer(hello.get("id", ""), int(hello.get("ctr", "0")))
+    link.sign = store.signer(hello.get("id", ""), claimed_ctr(hello))
     return link.sign is not None
+
+
+def claimed_ctr(hello: dict[str, str]) -> int:
+    """The counter a clock says it last took (``hello``'s ``ctr``): 0 unless
+    it is a decimal number a clock can hold (1 .. ``CTR_MAX``). Only a claim:
+    ``KeyStore.take`` bounds what it can do."""
+    text = hello.get("ctr", "0")
+    if not (text.isdigit() and text.isascii()) or len(text) > fw.CTR_DIGITS:
+        return 0
+    return int(text)
 
 
 def pair(link: Link, board_id: str, code: str, store: KeyStore) -> None:

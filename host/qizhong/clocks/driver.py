@@ -141,8 +141,12 @@ class Clock:
 
     def _hello(self) -> Hello:
         f = self.link.request("hello").fields()
+        try:
+            hello = Hello(int(f["proto"]), f["fw"], f["board"], f["id"], f["boot"], int(f["seq"]))
+        except (KeyError, ValueError):
+            raise LinkError("%s: not a qizhong clock (hello: %r)" % (self.link.port, f)) from None
         auth.attach(self.link, f, self.keys)  # #8: tag changes when paired and the key is known
-        return Hello(int(f["proto"]), f["fw"], f["board"], f["id"], f["boot"], int(f["seq"]))
+        return hello
 
     def _do(self, verb: str, *args: object) -> Reply:
         return self.link.request(verb, " ".join(str(a) for a in args))
@@ -271,13 +275,17 @@ class Clock:
         return self.link.take_events()
 
     def reconnect(self) -> None:
-        """Reopen the port and collect whatever was missed meanwhile."""
+        """Reopen the port and collect whatever was missed meanwhile.
+
+        The boot id in ``hello`` decides (#12): the same boot, and the events
+        after the last one handed out follow; a new boot (the clock
+        restarted), and every event the clock keeps of it follows, the
+        restart noted in ``link.restarts`` and what cannot be had in
+        ``link.lost``. Events that come with the ``hello`` reply are handed
+        out once, in order."""
         self.link.close()
         self.link.open()
-        hello = self._hello()
-        if hello.seq < self.link.last_seq:  # a clock without its journal restarted numbering
-            self.link.last_seq = 0
-        self.hello = hello
+        self.hello = self._hello()
         self.link.sync()
 
     # -- drift -----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterable
 
 from qizhong.clocks.driver import PICO_USB, Clock, Status
-from qizhong.clocks.link import CommandError, Event, Link, LinkError
+from qizhong.clocks.link import CommandError, Event, Link, LinkError, PortBusy
 
 
 class Hall:
@@ -53,6 +53,8 @@ class Hall:
                 continue
             try:
                 hall.add(Clock(p.device, timeout=timeout))
+            except PortBusy:
+                raise  # another program owns it: say so, do not skip a table's clock
             except LinkError:
                 pass  # a Pico that is not a clock (or not answering)
         return hall
@@ -112,26 +114,39 @@ class Hall:
         self, verb: str, args: str = "", names: Iterable[str] | None = None
     ) -> dict[str, str | CommandError | LinkError]:
         """Send one request to many clocks at once and collect every reply:
-        the reply text, or the error. Events that arrive meanwhile are kept
-        for ``poll``."""
+        the reply text, or the error. A clock whose reply is late gets the
+        same frame again every ``Link.RETRY_S`` (it runs it once). Events
+        that arrive meanwhile are kept for ``poll``."""
         names = list(self.clocks if names is None else names)
         ids = {n: self.clocks[n].link.send(verb, args) for n in names}
         out: dict[str, str | CommandError | LinkError] = {}
-        deadline = time.monotonic() + max(self.clocks[n].link.timeout for n in names)
+        start = time.monotonic()
+        deadline = start + max(self.clocks[n].link.timeout for n in names)
+        sent = start
         while len(out) < len(names):
             for n in names:
                 if n in out:
                     continue
                 got = self.clocks[n].link.reply(ids[n])
-                if got is not None:
-                    ok, text = got
+                if got is None:
+                    continue
+                ok, text = got
+                if not ok and text.split(" ", 1)[0] == "busy":
+                    self.clocks[n].link.busy += 1  # not run: resent below (#12)
+                else:
                     out[n] = text if ok else CommandError.from_reply(verb, text)
             if len(out) == len(names):
                 break
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now >= deadline:
                 for n in names:
                     out.setdefault(n, LinkError("%s: no reply to %r" % (n, verb)))
                 break
+            if now - sent >= Link.RETRY_S:  # a lost reply, or busy: the same frame again
+                for n in names:
+                    if n not in out:
+                        self.clocks[n].link.resend(ids[n])
+                sent = now
             for key, _ in self._sel.select(0.05):
                 self.clocks[key.data].link.pump(0)
         return out

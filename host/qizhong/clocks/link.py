@@ -18,7 +18,12 @@ port, bounded by ``timeout``.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import random
+import shlex
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +51,20 @@ def decode(data: bytes, dec: proto.Decoder | None = None) -> list[tuple[int, str
 
 class LinkError(Exception):
     """The clock could not be reached, or broke the protocol."""
+
+
+class PortBusy(LinkError):
+    """Another program owns the port (#12: one program at a time per clock).
+    ``pid`` and ``command`` name it when known (0 and "" if not)."""
+
+    def __init__(self, port: str, pid: int = 0, command: str = "") -> None:
+        who = "pid %d (%s)" % (pid, command or "?") if pid else "another program"
+        super().__init__(
+            "%s is in use by %s; one program at a time may own a clock's port" % (port, who)
+        )
+        self.port = port
+        self.pid = pid
+        self.command = command
 
 
 class CommandError(Exception):
@@ -84,6 +103,28 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Restart:
+    """The clock restarted (its ``hello`` gave a new boot id, or a ``boot``
+    event came). ``Link.restarts`` lists them; what was lost is also in
+    ``Link.lost``.
+
+    With the journal the new numbering goes on above the old one; without it
+    (or with a journal of another layout) it starts again at 1
+    (``renumbered``). Either way every event of the new boot that the clock
+    still keeps is handed out, from ``first``. Events of the old boot after
+    ``last_seq`` that never reached the host are gone: ``lost`` counts the
+    numbers skipped where they can be known (the old numbering's tail is
+    unknown when it was renumbered)."""
+
+    old_boot: str  # "" when the host had not heard it
+    new_boot: str  # "" when not (yet) known
+    last_seq: int  # the last event handed out under the old boot
+    first: int  # the first event handed out under the new boot
+    renumbered: bool
+    lost: int
+
+
+@dataclass(frozen=True)
 class Reply:
     id: int
     text: str  # after "ok "
@@ -98,7 +139,11 @@ class Reply:
 
 
 class Link:
-    """A framed, lossless link to one clock over a serial port (or a pty)."""
+    """A framed, lossless link to one clock over a serial port (or a pty).
+
+    One program at a time owns a port: ``open`` locks it (an ``flock`` on the
+    device, as pyserial's ``exclusive=True`` does, and a lock file naming the
+    owner) and raises ``PortBusy`` saying who holds it."""
 
     TIMEOUT_S = 2.0  # a request gives up after this long without a reply
     RETRY_S = 0.25  # a request's frame is sent again after this long
@@ -116,13 +161,15 @@ class Link:
         self.timeout = timeout
         self._clock = clock
         self._ser: serial.Serial | None = None
+        self._lock_fd = -1
         self._dec = proto.Decoder()
         self._id = random.randrange(1, 60000)
         self._replies: dict[int, tuple[bool, str]] = {}
+        self._sent: dict[int, bytes] = {}  # frames of recent ``send`` requests, for ``resend``
         self._pending: dict[int, Event] = {}  # events after a gap, held until it is filled
         self._ready: list[Event] = []
         self.last_seq = 0  # every event up to this one has been handed out
-        self.boot = ""
+        self.boot = ""  # the boot id last_seq counts in ("" not known)
         self.errors: list[str] = []  # frame errors the clock reported ("crc", ...)
         self.bad_frames = 0  # frames from the clock that failed their check
         # #8: tags requests that change the clock (qizhong.clocks.auth.Signer), None: untagged
@@ -130,26 +177,73 @@ class Link:
         self.opens = 0
         self.reopens = 0  # opened again after the port failed
         self.gaps = 0  # times a gap was filled with "since"
-        self.lost = 0  # events the clock no longer had when asked (log overflow)
+        self.lost = 0  # events the clock no longer had when asked (log overflow, restarts)
+        self.busy = 0  # "err busy" answers (the request was sent again)
+        self.restarts: list[Restart] = []  # #12: every restart of the clock seen
         self._since_id = 0  # the outstanding "since" request
         self._since_sent = 0.0
+        # #12: boot ids decide the numbering. After a reopen, events wait (are
+        # dropped, to be fetched again) until a hello reply says whose they are.
+        self._hello_ids: set[int] = set()  # hellos sent since the port opened
+        self._hello_id = 0  # the link's own outstanding hello (after a reopen, or a boot event)
+        self._own_hellos: set[int] = set()  # their ids: replies nobody waits for
+        self._hello_sent = 0.0
+        self._hold = False  # drop events until a hello reply decides the numbering
+        self._suspect = False  # a boot event came below our numbering: a restart?
+        self._was: tuple[str, int, int] | None = None  # (boot, last_seq, boot seq) at a boot event
+        self._renumber: tuple[str, int] | None = None  # (old boot, old last_seq)
+        self._boot_ev: Event | None = None  # the boot event of the current numbering
+        self._syncing = False  # in sync(): replays of what we have may come
         if open_now:
             self.open()
 
     # -- the port ------------------------------------------------------------------
 
     def open(self) -> None:
+        """Open and lock the port (``PortBusy`` if another program has it)."""
+        self._lock()
         try:
-            self._ser = serial.serial_for_url(self.port, baudrate=115200, timeout=0)
+            self._ser = serial.serial_for_url(self.port, baudrate=115200, timeout=0, exclusive=True)
         except (OSError, serial.SerialException) as e:
+            self._unlock()
+            if "exclusively lock" in str(e):  # an flock by a program without our lock file
+                raise _busy(self.port) from None
             raise LinkError("cannot open %s: %s" % (self.port, e)) from None
         self._dec = proto.Decoder()  # a half frame from before is garbage now
+        self._hello_ids.clear()  # a reply to a hello sent before is stale now
         self.opens += 1
+        self._hold = bool(self.boot)
+        if self._hold:
+            self._ask_hello()  # the clock may have restarted meanwhile: whose events come now?
 
     def close(self) -> None:
         if self._ser is not None:
             self._ser.close()
             self._ser = None
+        self._unlock()
+
+    def __del__(self) -> None:
+        self._unlock()  # a link dropped unclosed frees its port (its serial closes itself)
+
+    def _lock(self) -> None:
+        if not os.path.exists(self.port):
+            return  # a URL (loop://, socket://): nothing to lock
+        path = lock_path(self.port)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pid, command = _read_owner(fd)
+            os.close(fd)
+            raise PortBusy(self.port, pid, command) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, ("%d\n%s\n" % (os.getpid(), _command_line())).encode(), 0)
+        self._lock_fd = fd
+
+    def _unlock(self) -> None:
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)  # closing it releases the flock
+            self._lock_fd = -1
 
     @property
     def is_open(self) -> bool:
@@ -166,6 +260,8 @@ class Link:
                 self.open()
                 self.reopens += 1
                 return
+            except PortBusy:
+                raise
             except LinkError as e:
                 if self._clock() >= deadline:
                     raise LinkError("%s: cannot reopen (%s)" % (self.port, e))
@@ -193,7 +289,7 @@ class Link:
                 self._frame(dec.body())
             elif r < 0:
                 self.bad_frames += 1
-        if self._pending and not self._since_id and self.is_open:
+        if self._pending and not self._since_id and not self._hold and self.is_open:
             self._ask_since()
 
     def _frame(self, body: str) -> None:
@@ -208,8 +304,14 @@ class Link:
                 text = " ".join(words[3:])
                 if rid == 0:
                     self.errors.append(text)
-                elif rid == self._since_id:
+                    return
+                if rid in self._hello_ids and ok and words[3:4] == ["hello"]:
+                    self._hello_ids.discard(rid)
+                    self._on_hello(Reply(rid, text).fields())
+                if rid == self._since_id:
                     self._since_done(ok, words[3:])
+                elif rid in self._own_hellos:
+                    self._own_hellos.discard(rid)
                 else:
                     self._replies[rid] = (ok, text)
             else:
@@ -218,10 +320,72 @@ class Link:
             self.bad_frames += 1
 
     def _event(self, ev: Event) -> None:
+        if self._hold:
+            return  # whose numbering? a hello reply will say; "since" fetches it then
+        asked = self._since_id or self._syncing  # a replay may repeat what we have
+        if (
+            ev.seq <= self.last_seq
+            and self._renumber is None
+            and not asked
+            and (self.boot or ev.name == "boot")
+        ):
+            # #12: an event below our numbering that nobody asked for: a clock
+            # without its journal restarted while we listened (a boot event
+            # looks the same at every boot). Hold everything and ask whose it is.
+            self._suspect = ev.name == "boot"
+            self._hold = True
+            self._pending.clear()
+            self._ask_hello()
+            return
+        if ev.name == "boot" and ev != self._boot_ev and self._renumber is None:
+            if self.boot and ev.seq > self.last_seq:
+                # with the journal the numbering goes on: learn the new boot id
+                self._was = (self.boot, self.last_seq, ev.seq)
+                self.boot = ""
+                self._ask_hello()
+        if ev.name == "boot":
+            self._boot_ev = ev
         if ev.seq <= self.last_seq or ev.seq in self._pending:
             return  # seen already: a replay, or stale bytes from before a reopen
         self._pending[ev.seq] = ev
         self._deliver()
+
+    def _ask_hello(self) -> None:
+        self._hello_id = self._next_id()
+        self._hello_ids.add(self._hello_id)
+        self._own_hellos.add(self._hello_id)
+        self._send_frame(self._hello_id, "hello")
+        self._hello_sent = self._clock()
+
+    def _on_hello(self, f: dict[str, str]) -> None:
+        """A hello reply, in its place in the byte stream: before it, events
+        were held; from here on the numbering is the one of its boot id."""
+        boot = f.get("boot", "")
+        seq = int(f.get("seq", "0"))
+        hold, suspect = self._hold, self._suspect
+        self._hold = self._suspect = False
+        self._hello_id = 0
+        if not boot:
+            return
+        if (self.boot and boot != self.boot) or (suspect and not self.boot):
+            self._restart(self.boot, boot)
+            return
+        self.boot = boot
+        was, self._was = self._was, None
+        if was and was[0] != boot:  # a boot event moved us on (the journal's numbering)
+            self.restarts.append(Restart(was[0], boot, was[1], was[2], False, was[2] - was[1] - 1))
+        if hold and seq > self.last_seq and not self._since_id:
+            self._ask_since()  # what came while we held
+
+    def _restart(self, old_boot: str, new_boot: str) -> None:
+        """The clock restarted: fetch everything it keeps of its new boot."""
+        self._renumber = (old_boot, self.last_seq)
+        self.boot = new_boot
+        self.last_seq = 0
+        self._pending.clear()
+        self._boot_ev = None
+        self._since_id = 0
+        self._ask_since()
 
     def _ask_since(self) -> None:
         self._since_id = self._next_id()
@@ -234,11 +398,32 @@ class Link:
         if ok and len(words) == 4 and words[0] == "since":
             if not self._since_result(int(words[1]), int(words[3])):
                 self._ask_since()  # some replayed frames were lost, or there are more
+        elif not ok and words[:1] == ["args"] and not self._hold:
+            # "since N" refused: the clock's numbering is below ours. It
+            # restarted without its journal; hello says so (#12).
+            self._suspect = True
+            self._hold = True
+            self._pending.clear()
+            self._ask_hello()
 
     def _since_result(self, first: int, last: int) -> bool:
         """The clock replayed from ``first`` and has up to ``last``; True when
         all have arrived."""
-        if first > self.last_seq + 1:  # the clock's log no longer had these
+        if self._renumber is not None:
+            old_boot, old = self._renumber
+            self._renumber = None
+            # With the journal the new numbering starts above the old one
+            # (docs/journal.md); if the clock's first kept number is not above
+            # what we had, it started again from 1.
+            renumbered = first <= old
+            skipped = first - 1 if renumbered else first - 1 - old
+            self.lost += max(0, skipped)
+            self.restarts.append(Restart(old_boot, self.boot, old, first, renumbered, skipped))
+            self.last_seq = first - 1
+            for seq in [s for s in self._pending if s <= self.last_seq]:
+                del self._pending[seq]
+            self._deliver()
+        elif first > self.last_seq + 1:  # the clock's log no longer had these
             self.lost += first - self.last_seq - 1
             self.last_seq = first - 1
             for seq in [s for s in self._pending if s <= self.last_seq]:
@@ -247,6 +432,8 @@ class Link:
         return self.last_seq >= last
 
     def _deliver(self) -> None:
+        if self._renumber is not None:
+            return  # after a restart: nothing until "since" says where the numbering starts
         while self.last_seq + 1 in self._pending:
             self.last_seq += 1
             self._ready.append(self._pending.pop(self.last_seq))
@@ -266,9 +453,12 @@ class Link:
             self._reopen(deadline + self.timeout)
             return
         self.feed(data)
-        if self._since_id and self._clock() - self._since_sent > self.RETRY_S:
+        now = self._clock()
+        if self._hello_id and now - self._hello_sent > self.RETRY_S:
+            self._ask_hello()  # its reply was lost: ask again
+        if self._since_id and now - self._since_sent > self.RETRY_S:
             self._since_id = 0  # its reply was lost: ask again on the next gap check
-            if self._pending:
+            if self._pending or self._renumber is not None:
                 self._ask_since()
 
     def take_events(self) -> list[Event]:
@@ -296,6 +486,8 @@ class Link:
 
     def _text(self, rid: int, verb: str, args: str) -> str:
         """The request's text ``ID VERB ARGS``, tagged if it changes the clock."""
+        if verb == "hello":
+            self._hello_ids.add(rid)  # its reply decides the numbering (#12)
         text = ("%d %s %s" % (rid, verb, args)).strip()
         if self.sign is not None and not auth.is_open(verb, args):
             text = self.sign(text)
@@ -304,10 +496,21 @@ class Link:
         return text
 
     def send(self, verb: str, args: str = "") -> int:
-        """Send a request without waiting; returns its id (see ``reply``)."""
+        """Send a request without waiting; returns its id (see ``reply``,
+        and ``resend`` when no reply came)."""
+        _check_body((verb + " " + args).strip())
         rid = self._next_id()
-        self._write(proto.frame(self._text(rid, verb, args)), self._clock() + self.timeout)
+        frame = proto.frame(self._text(rid, verb, args))
+        self._sent[rid] = frame
+        while len(self._sent) > 64:  # only the recent ones can still be waited for
+            del self._sent[next(iter(self._sent))]
+        self._write(frame, self._clock() + self.timeout)
         return rid
+
+    def resend(self, rid: int) -> None:
+        """Send request ``rid`` again, the very same frame: the clock runs it
+        at most once (its reply was lost, or it said ``busy``)."""
+        self._write(self._sent[rid], self._clock() + self.timeout)
 
     def reply(self, rid: int) -> tuple[bool, str] | None:
         """The reply to request ``rid`` if it came, else None."""
@@ -316,8 +519,11 @@ class Link:
     def request(self, verb: str, args: str = "") -> Reply:
         """Send a request and wait for its reply; raise CommandError on ``err``.
 
-        The frame goes out again every ``RETRY_S`` until the reply comes, the
-        port reopened if it went away; a clock that stays silent for
+        The frame goes out again, the same bytes with the same id, every
+        ``RETRY_S`` until the reply comes (the clock runs a repeated frame
+        once and answers it from its cache), the port reopened if it went
+        away. ``err busy`` (the clock did not run it) is no answer either: the
+        same frame goes out again. A clock that gives no answer for
         ``timeout`` seconds raises LinkError."""
         body = (verb + " " + args).strip()
         _check_body(body)
@@ -332,26 +538,76 @@ class Link:
             got = self._replies.pop(rid, None)
             if got is not None:
                 ok, text = got
-                if not ok:
+                if not ok and text.split(" ", 1)[0] == "busy":
+                    self.busy += 1  # not run: the same frame again after RETRY_S
+                elif not ok:
                     raise CommandError.from_reply(verb, text)
-                return Reply(rid, text)
+                else:
+                    return Reply(rid, text)
             if now >= deadline:
                 raise LinkError("%s: no reply to %r in %.1f s" % (self.port, verb, self.timeout))
             if now - sent >= self.RETRY_S:
                 self._write(frame, now + self.timeout)
                 sent = now
-            self.pump(min(self.RETRY_S - (now - sent), deadline - now))
+            self.pump(max(0.0, min(self.RETRY_S - (now - sent), deadline - now)))
 
     def sync(self) -> None:
         """Ask for every event since the last one handed out, and wait until
         all have arrived (after a reconnect, or to be sure nothing is missing)."""
         deadline = self._clock() + self.timeout
-        while True:
-            words = self.request("since", str(self.last_seq)).words
-            if self._since_result(int(words[1]), int(words[3])):
-                return
-            if self._clock() >= deadline:
-                raise LinkError("%s: events up to %s did not arrive" % (self.port, words[3]))
+        self._syncing = True
+        try:
+            while True:
+                words = self.request("since", str(self.last_seq)).words
+                if self._since_result(int(words[1]), int(words[3])):
+                    return
+                if self._clock() >= deadline:
+                    raise LinkError("%s: events up to %s did not arrive" % (self.port, words[3]))
+        finally:
+            self._syncing = False
+
+
+def lock_path(port: str) -> str:
+    """The lock file that names a port's owner: in ``$XDG_RUNTIME_DIR/qizhong``,
+    else ``/tmp/qizhong-UID`` (one per device, by its real path)."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    folder = (
+        os.path.join(base, "qizhong")
+        if base
+        else os.path.join(tempfile.gettempdir(), "qizhong-%d" % os.getuid())
+    )
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    name = os.path.realpath(port).strip("/").replace("/", "_")
+    return os.path.join(folder, name + ".lock")
+
+
+def _command_line() -> str:
+    argv = getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv]
+    return shlex.join(argv)
+
+
+def _read_owner(fd: int) -> tuple[int, str]:
+    """The pid and command line in a lock file (0, "" if it does not say)."""
+    try:
+        pid, _, command = os.pread(fd, 4096, 0).decode(errors="replace").partition("\n")
+        return int(pid), command.strip()
+    except ValueError:
+        return 0, ""
+
+
+def _busy(port: str) -> PortBusy:
+    """A port another program locked without our lock file: find it in /proc."""
+    real = os.path.realpath(port)
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()) if os.path.isdir("/proc") else ():
+        try:
+            fds = os.listdir("/proc/%s/fd" % pid)
+            if any(os.path.realpath("/proc/%s/fd/%s" % (pid, fd)) == real for fd in fds):
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    argv = f.read().decode(errors="replace").split("\0")
+                return PortBusy(port, int(pid), shlex.join(a for a in argv if a))
+        except OSError:
+            continue
+    return PortBusy(port)
 
 
 def _check_body(body: str) -> None:
