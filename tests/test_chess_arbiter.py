@@ -338,3 +338,44 @@ def test_german_letters_chess960_and_the_board_picture(sim):
     svg = game.svg(200)
     assert svg.startswith("<svg") and 'width="200"' in svg
     assert t == 4000
+
+
+def test_a_promotion_without_a_new_piece_becomes_a_queen_and_counts(sim):
+    """CH-1, 7.5.2: the pawn pressed on the last rank unreplaced is a queen; the
+    move stands (no going back) and the opponent gets the minute (7.5.5, A.3)."""
+    clock, game = new_game(sim, "rapid", fen="6k1/P7/8/8/8/8/7p/K7 w - - 0 1")
+    game.start()
+    game.move("a8=N")  # the arbiter typed what little could be seen: a pawn at a8
+    sim.press(lever(game, WHITE), 3000)
+    game.poll()
+    notes = game.illegal("white", "promotion")
+    assert any(n.rule == "CH-1 7.5.2" for n in notes)
+    assert game.board.piece_at(chess.A8).piece_type == chess.QUEEN
+    assert game.played[-1].text == "a8=Q+" and game.illegal_moves == [1, 0]
+    st = clock.status()
+    assert st.run == BLACK and st.left[BLACK] == 900000 + 60000
+    with pytest.raises(ArbiterError):
+        game.illegal("black", "promotion")  # Black has made no move
+    assert [m.uci() for m in chess_pgn.read(game.pgn()).mainline_moves()] == ["a7a8q"]
+
+
+def test_resigning_against_a_lone_king_is_a_draw(sim):
+    """5.1.2: a resignation loses, unless the opponent cannot mate."""
+    clock, game = new_game(sim, "rapid", fen="4k3/8/8/8/8/8/r7/4K3 w - - 0 1")
+    game.start()
+    game.resign("black")
+    assert game.result.winner is None and game.result.rule == "5.1.2"
+    assert clock.status().result == DRAW
+    with pytest.raises(ArbiterError):
+        game.resign("white")  # over
+
+
+def test_the_penalty_can_be_set_for_supervised_blitz(sim):
+    """B.2: with one arbiter per blitz game the Competitive Rules apply: two minutes."""
+    clock, game = new_game(sim, "blitz", penalty=120000)
+    game.start()
+    sim.press(lever(game, WHITE), 2000)  # a press without a move
+    game.poll()
+    assert clock.status().left == (178000, 180000 + 120000)
+    with pytest.raises(ArbiterError):
+        ChessSession(Clock(sim.link), "blitz", penalty=0, configure=False)

@@ -39,8 +39,10 @@ def test_the_chess_console_plays_rules_and_writes_the_record(sim, tmp_path):
     assert clock.status().left == (237000, 178000)  # White +1 min; Black back before the press
     assert con.handle("claim white threefold")[0].startswith("?  only the player to move")
     lines = con.handle("claim black threefold")
-    assert any("incorrect, play goes on; White gets 1 min" in line for line in lines)
-    assert clock.status().left[0] == 297000
+    assert any("incorrect, play goes on (CH-4 9.5.3)" in line for line in lines)
+    assert any("White gets 1 min (A.3)" in line for line in lines)
+    st = clock.status()  # 9.5.1: paused for the claim, running again after it
+    assert st.left[0] == 297000 and st.state == "running" and st.run == 1
     con.handle("adjust white -30 distracting")
     assert clock.status().left[0] == 267000
     assert con.handle("adjust white x")[0].startswith("?  adjust SIDE SECONDS")

@@ -26,11 +26,12 @@ manual; the rules are RULES.md §6 (CH-1..CH-6) with the Laws' articles:
   ``qizhong.rules.chess``).
 - CH-3 (5.1.1, 5.2.1, 5.2.2, 9.6): checkmate, stalemate, a dead position,
   fivefold repetition and 75 moves end the game at the press that completes
-  the move; a flag of the mover before that press does not undo them.
+  the move; a flag of the mover before that press does not undo them (such
+  a move is complete without the press, 6.2.1.1, and 6.9 yields to it).
 - CH-4 (9.2, 9.3, 9.5): threefold and 50-move claims by the player to move,
-  judged on this record, now or after a declared move; an incorrect claim
-  gives the opponent two minutes (one in rapid and blitz) and the declared
-  move is then entered.
+  judged on this record, now or after a declared move, with the clock
+  paused (9.5.1); an incorrect claim gives the opponent two minutes (one in
+  rapid and blitz), the clock runs on and the declared move is entered.
 - CH-5 (A.1, B.1): ``time_class`` from the control decides those penalties.
 - CH-6: Armageddon (a control with the TC-4 handicap, e.g. ``armageddon``):
   Black gets the shorter time and a draw is a win for Black.
@@ -100,15 +101,17 @@ class ChessSession(GameSession):
 
     ``spec``: the time control (``rapid``, ``blitz``, ``fide``, ``armageddon``
     or a spec); ``left``: whose lever is the left one (EQ-1; the arbiter
-    decides where the clock stands, Law 6.4); ``fen``: a starting position;
+    decides where the clock stands, Law 6.5); ``fen``: a starting position;
     ``chess960``: True for a Chess960 game from ``fen``, or the start
     position's number 0..959; ``lang``: the piece letters moves are typed and
     shown in (``qizhong.rules.chess.LANGUAGES``; the PGN is English SAN);
     ``strict``: a press with no move entered is a press without a move
     (CH-1) at once, else it waits for the move and ``illegal`` rules it;
     ``armageddon``: default when the control has the TC-4 handicap; ``emt``:
-    write ``[%emt]`` in the PGN. ``headers``: PGN tags (Event, Site, Date,
-    Round, White, Black...).
+    write ``[%emt]`` in the PGN; ``penalty``: the ms an illegal move or a
+    wrong claim gives (default from the class, CH-5; e.g. 120000 for blitz
+    under B.2, one arbiter per game, where the Competitive Rules' two minutes
+    apply). ``headers``: PGN tags (Event, Site, Date, Round, White, Black...).
     """
 
     SIDES = ("White", "Black")
@@ -126,6 +129,7 @@ class ChessSession(GameSession):
         strict: bool = True,
         armageddon: bool | None = None,
         emt: bool = False,
+        penalty: int | None = None,
         configure: bool = True,
         **headers: str,
     ) -> None:
@@ -156,7 +160,10 @@ class ChessSession(GameSession):
         self.emt = emt
         self.headers = {k: v for k, v in headers.items() if v}
         self.time_class = chess.time_class(self.tc)
-        self.penalty = chess.penalty_ms(self.tc)  # CH-5: what 7.5.5 and 9.5.3 give
+        # CH-5: what 7.5.5 and 9.5.3 give (two minutes; A.3: one in rapid and blitz)
+        self.penalty = chess.penalty_ms(self.tc) if penalty is None else penalty
+        if self.penalty <= 0:
+            raise ArbiterError("the penalty is a positive number of ms")
         self.armageddon = self.tc.handicap != 0 if armageddon is None else armageddon
         self.illegal_moves = [0, 0]  # CH-1
         self.offer_by = -1
@@ -278,12 +285,60 @@ class ChessSession(GameSession):
         if last.press is None:
             raise ArbiterError("%s's %s is not completed until the clock is pressed (7.5.1): "
                                "undo it" % (self.name(side), last.text))  # fmt: skip
+        if what == "promotion":
+            self._promotion(last)
+            return self._flush()
         press = last.press
         self.played.pop()
         self.board.pop()
         self.pending = None
         self._illegal(press, what, taken=last.text)
         return self._flush()
+
+    def _promotion(self, last: Played) -> None:
+        """7.5.2: the pawn reached the last rank and the clock was pressed
+        without a new piece: the move stands with a queen, and it counts as
+        an illegal move (7.5.5) without going back."""
+        mv = self.board.peek()
+        if mv.promotion is None:
+            raise ArbiterError("%s was no promotion" % last.text)
+        self.board.pop()
+        queen = pychess.Move(mv.from_square, mv.to_square, promotion=pychess.QUEEN)
+        last.text = self.board.notation(queen, "san", self.lang)
+        self.board.push(queen)
+        side, opp = last.side, 1 - last.side
+        self.illegal_moves[side] += 1
+        why, article = _WHY_ILLEGAL["promotion"]
+        self._note("illegal move %d by %s: %s; the pawn became a queen (CH-1, %s)"
+                   % (self.illegal_moves[side], self.name(side), why, article))  # fmt: skip
+        if self._second_illegal(side, why):
+            return
+        self._say("foul", "illegal move 1 for %s: %s; the pawn becomes a queen: %s"
+                  % (self.name(side), why, last.text), "CH-1 7.5.2")  # fmt: skip
+        self._give_penalty(opp, "CH-1 7.5.5")
+        ending = self.board.ending()
+        if ending is not None:  # the queen may mate or stalemate
+            self._board_end(ending)
+
+    def _second_illegal(self, side: int, text: str) -> bool:
+        """7.5.5: the second completed illegal move loses, unless the opponent
+        cannot mate (a draw); True if it ended the game."""
+        if self.illegal_moves[side] < 2:
+            return False
+        opp = 1 - side
+        what = "%s %s: a second illegal move" % (self.name(side), text)
+        if not self.board.can_mate(_color(opp)):
+            self._end(Result(None, "%s, but %s cannot mate" % (what, self.name(opp)),
+                             "CH-1 7.5.5", "rules infraction"))  # fmt: skip
+        else:
+            self._end(Result(opp, what, "CH-1 7.5.5", "rules infraction"))
+        return True
+
+    def _give_penalty(self, side: int, rule: str) -> None:
+        """``side`` gets the penalty time (CH-1, CH-4), through the clock."""
+        self._clock_call(lambda: self.clock.penalty(side, self.penalty))
+        self._say("rule", "%s gets %s%s" % (self.name(side), _minutes(self.penalty),
+                  "" if self.penalty == 120000 else " (A.3)"), rule)  # fmt: skip
 
     def no_move(self, who: int | str) -> list[Notice]:
         """CH-1 (7.5.3): ``who`` pressed the clock without making a move."""
@@ -294,30 +349,25 @@ class ChessSession(GameSession):
         why, article = _WHY_ILLEGAL[what]
         self.illegal_moves[side] += 1
         n = self.illegal_moves[side]
-        text = "%s %s%s" % (self.name(side), why, " (%s taken back)" % taken if taken else "")
+        if taken:
+            why = "%s (%s taken back)" % (why, taken)
         self._note("illegal move %d by %s: %s (CH-1, %s)" % (n, self.name(side), why, article))
-        if n >= 2:  # 7.5.5: the second loses, unless the opponent cannot mate
-            if not self.board.can_mate(_color(opp)):
-                self._end(Result(None, "%s a second time, but %s cannot mate" % (
-                    text, self.name(opp)), "CH-1 7.5.5", "rules infraction"))  # fmt: skip
-            else:
-                self._end(Result(opp, "%s a second time" % text, "CH-1 7.5.5",
-                                 "rules infraction"))  # fmt: skip
+        if self._second_illegal(side, why):
             return
         self._say("foul", "illegal move 1 for %s: %s" % (self.name(side), why), "CH-1 %s" % article)
-        # The position before it stands (7.5.1) and the clock goes back to the
-        # offender: its time from before the press (no increment), the
-        # opponent's as it was at the press, one move less on the counter (EQ-7).
+        # The position before it stands (7.5.1) and the arbiter sets the times
+        # (7.1): the offender's from before the press (no increment for a void
+        # move), the opponent's as it was at the press, one move less on the
+        # offender's counter (EQ-7).
         ms = [0, 0]
         ms[side] = press.before
         ms[opp] = press.left[opp]
         shift = (-1, 0) if side == 0 else (0, -1)
         self._load(side, ms, shift)
         self._acc = press.used
-        self._clock_call(lambda: self.clock.penalty(opp, self.penalty))
-        self._say("rule", "the position before it is restored and the clock goes back to %s; "
-                  "%s gets %s" % (self.name(side), self.name(opp), _minutes(self.penalty)),
-                  "CH-1 7.5.5" + ("" if self.penalty == 120000 else ", A.3"))  # fmt: skip
+        self._say("rule", "the position before it is restored and the clock goes back to %s"
+                  % self.name(side), "CH-1 7.5.1, 7.1")  # fmt: skip
+        self._give_penalty(opp, "CH-1 7.5.5")
 
     # -- CH-4: claims; offers, resignation ---------------------------------------------
 
@@ -354,16 +404,20 @@ class ChessSession(GameSession):
             " with %s" % written if written else "",
         )
         article = "9.2" if key == "threefold" else "9.3"
+        running = self.clock.status().state == "running"
+        if running:  # 9.5.1: the clock is paused while the claim is checked
+            self._clock_call(self.clock.pause)
         out = self.board.claim(key, mv)
-        if out is not None:
+        if out is not None:  # 9.5.2
             self._end(Result(None, "%s: %s" % (what, out.reason), "CH-4 %s" % article))
             return self._flush()
         opp = 1 - side
         self._note("%s: incorrect; %s +%s (CH-4, 9.5.3)" % (what, self.name(opp),
                                                             _minutes(self.penalty)))  # fmt: skip
-        self._clock_call(lambda: self.clock.penalty(opp, self.penalty))
-        self._say("rule", "%s: incorrect, play goes on; %s gets %s" % (
-            what, self.name(opp), _minutes(self.penalty)), "CH-4 9.5.3")  # fmt: skip
+        self._say("rule", "%s: incorrect, play goes on" % what, "CH-4 9.5.3")
+        self._give_penalty(opp, "CH-4 9.5.3")
+        if running:
+            self._clock_call(self.clock.resume)
         if mv is not None:  # 9.5.3: the declared move must be made
             self._play(mv)
         return self._flush()
@@ -394,15 +448,20 @@ class ChessSession(GameSession):
         return self._flush()
 
     def resign(self, who: int | str) -> list[Notice]:
-        """``who`` resigns (5.1.2)."""
+        """``who`` resigns (5.1.2): a loss, or a draw if the opponent cannot mate."""
         self._check_playing()
         side = self.side(who)
-        self._end(Result(1 - side, "%s resigns" % self.name(side), "5.1.2"))
+        if not self.board.can_mate(_color(1 - side)):
+            self._end(Result(None, "%s resigns, but %s cannot mate" % (
+                self.name(side), self.name(1 - side)), "5.1.2"))  # fmt: skip
+        else:
+            self._end(Result(1 - side, "%s resigns" % self.name(side), "5.1.2"))
         return self._flush()
 
     def adjust(self, who: int | str, ms: int, why: str = "") -> list[Notice]:
-        """The arbiter adds ``ms`` to ``who``'s time (negative: takes it away),
-        e.g. a penalty under Article 12.9; a flag it causes is ruled by 6.9."""
+        """The arbiter adds ``ms`` to ``who``'s time (negative: takes it away):
+        a penalty (12.9.2, 12.9.3), time for a disturbance (12.5) or a wrong
+        setting put right (6.10.2). A flag it causes is ruled by 6.9."""
         self._check_playing()
         side = self.side(who)
         if ms == 0:
