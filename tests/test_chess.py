@@ -239,3 +239,23 @@ def test_pgn_keeps_milliseconds_and_says_what_pgn_cannot():
         chess_pgn.read("")
     with pytest.raises(ValueError, match="errors"):
         chess_pgn.read("1. e4 e5 2. Ke3 *\n")
+
+
+def test_a_mate_on_the_75th_move_is_a_mate():
+    """9.6.2: if the last move mates, the mate takes precedence."""
+    b = Board("7k/8/6K1/8/8/8/8/R7 w - - 149 100")
+    b.push_move("Ra8#")
+    assert b.ending().termination is Termination.CHECKMATE and b.halfmove_clock == 150
+
+
+def test_the_python_in_docs_chess_md_runs():
+    """Every Python block of the manual runs as written."""
+    import os
+    import re
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "docs", "chess.md"), encoding="utf-8") as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, "docs/chess.md", "exec"), {})

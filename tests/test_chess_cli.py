@@ -90,3 +90,20 @@ def test_the_command_runs_a_chess_game_in_german_from_a_pipe(pty, tmp_path, monk
     back = chess_pgn.read(out.read_text())
     assert back.headers["Result"] == "1-0" and back.headers["White"] == "Weiß"
     assert [m.uci() for m in back.mainline_moves()] == ["e2e4"]
+
+
+def test_chess960_from_the_command_line(pty, tmp_path, monkeypatch, capsys):
+    """--chess960 N: the PGN has the Chess960 start; a move by the other side
+    declines a standing draw offer (9.1.2.1)."""
+    out = tmp_path / "960.pgn"
+    script = "start\noffer black\nSd3\naccept\nresign white\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    args = arbiter_args("--game", "chess", "--port", pty.serial_path, "--out", str(out),
+                        "--chess960", "0", "--emt", "--lang", "de", "--late-entry")  # fmt: skip
+    assert cli_clock.run(args.func, args) == 0
+    text = capsys.readouterr().out
+    assert "?  no draw offer stands" in text  # White's move declined Black's offer
+    assert "== Black wins: White resigns (5.1.2)" in text
+    back = chess_pgn.read(out.read_text())
+    assert back.headers["FEN"].startswith("bbqnnrkr/") and back.headers["Result"] == "0-1"
+    assert [m.uci() for m in back.mainline_moves()] == ["e1d3"]
