@@ -379,3 +379,44 @@ def test_the_penalty_can_be_set_for_supervised_blitz(sim):
     assert clock.status().left == (178000, 180000 + 120000)
     with pytest.raises(ArbiterError):
         ChessSession(Clock(sim.link), "blitz", penalty=0, configure=False)
+
+
+def test_a_quickplay_finish_request_sets_five_seconds_a_move(sim):
+    """Guidelines III.4: rapid without increment, White to move with under 2 min
+    asks for 5 s a move; Black declines the draw it offers: the clock adds 5 s a
+    move from now on and Black gets two minutes."""
+    clock, game = new_game(sim, "15m")
+    game.start()
+    t = play(sim, game, ["e4", "e5"], 0, 1000)
+    with pytest.raises(ArbiterError, match="under two minutes"):
+        game.quickplay("white")
+    sim.run_to(t + 800000)  # White thinks: 899 - 800 = 99 s left
+    game.poll()
+    with pytest.raises(ArbiterError, match="player to move"):
+        game.quickplay("black")
+    notes = game.quickplay("white")
+    assert notes[-1].rule == "III.4" and game.offer_by == WHITE
+    game.decline()
+    assert clock.time_control() == "15m+5s" and game.spec == "15m+5s"
+    assert clock.status().left[BLACK] == 899000 + 120000
+    game.move("Nf3")
+    sim.press(lever(game, WHITE), t + 802000)
+    game.poll()
+    assert game.played[-1].clock_ms == 99000 - 2000 + 5000
+    back = chess_pgn.read(game.pgn())
+    assert back.headers["TimeControl"] == "900"  # the control the game started with
+    assert "the clock is set to 15m+5s; Black +2 min (III.4)" in game.pgn()
+
+
+def test_quickplay_is_not_for_blitz_or_increments(sim):
+    """III.2.2: not in blitz; Guidelines III are for games without increment."""
+    _, blitz = new_game(sim, "5m")
+    with pytest.raises(ArbiterError, match="blitz"):
+        blitz.quickplay("white")
+    sim2 = Sim()
+    try:
+        inc = ChessSession(Clock(sim2.link), "15m+10s")
+        with pytest.raises(ArbiterError, match="without an increment"):
+            inc.quickplay("white")
+    finally:
+        sim2.close()

@@ -35,6 +35,8 @@ manual; the rules are RULES.md §6 (CH-1..CH-6) with the Laws' articles:
 - CH-5 (A.1, B.1): ``time_class`` from the control decides those penalties.
 - CH-6: Armageddon (a control with the TC-4 handicap, e.g. ``armageddon``):
   Black gets the shorter time and a draw is a win for Black.
+- Guidelines III.4 (``quickplay``): without an increment, the player to move
+  with under two minutes may ask for five seconds a move for both.
 
 Knocks (EQ-5), a held lever (EQ-3) and the arbiter's own time corrections
 (``adjust``, Article 12.9) are the clock's events, as in every session.
@@ -48,9 +50,10 @@ from chess import pgn as pychess_pgn
 from qizhong.arbiter.session import ArbiterError, GameSession, Notice, Played, Press, Result
 from qizhong.clocks.driver import Clock
 from qizhong.clocks.link import Event
+from qizhong.core.timecontrol import FISCHER, Stage, TimeControl
 from qizhong.records import chess_pgn
 from qizhong.rules import chess
-from qizhong.timecontrol import fmt_clock
+from qizhong.timecontrol import fmt_clock, spec_of
 
 __all__ = ["ChessSession"]
 
@@ -167,6 +170,8 @@ class ChessSession(GameSession):
         self.armageddon = self.tc.handicap != 0 if armageddon is None else armageddon
         self.illegal_moves = [0, 0]  # CH-1
         self.offer_by = -1
+        self.quickplay_by = -1  # III.4: a standing request for an increment
+        self.record_tc = self.tc  # the control the game started with, for the PGN
         self.pending: chess.Outcome | None = None  # CH-3: the board ended it; the press ends it
         if configure and self.tc.handicap:
             self._armageddon_times()
@@ -440,12 +445,61 @@ class ChessSession(GameSession):
         return self._flush()
 
     def decline(self) -> list[Notice]:
+        """The standing offer is declined; after a III.4 request the increment comes."""
         self._check_playing()
         if self.offer_by < 0:
             raise ArbiterError("no draw offer stands")
-        self._say("info", "%s declines the draw" % self.name(1 - self.offer_by))
+        by = self.offer_by
+        self._say("info", "%s declines the draw" % self.name(1 - by))
         self.offer_by = -1
+        if self.quickplay_by == by:
+            self.quickplay_by = -1
+            self._quickplay_increment(by)
         return self._flush()
+
+    QUICKPLAY_INC = 5000  # III.4: five seconds a move for both
+    QUICKPLAY_BONUS = 120000  # III.4: two minutes to the opponent (not a 7/9 penalty)
+
+    def quickplay(self, who: int | str) -> list[Notice]:
+        """Guidelines III.4: in standard or rapid play without an increment, the
+        player to move, with under two minutes, asks for five seconds a move for
+        both. That is a draw offer: ``accept`` draws; ``decline`` has the clock
+        set with the increment (the arbiter agreeing) and gives the opponent two
+        minutes. The event must have announced the Guidelines (III.2.1)."""
+        self._check_playing()
+        side = self.side(who)
+        if self.time_class is chess.TimeClass.BLITZ:
+            raise ArbiterError("Guidelines III are not for blitz (III.2.2)")
+        tc = self.tc
+        if tc.timing != FISCHER or tc.overtime is not None or any(st.inc for st in tc.stages):
+            raise ArbiterError("Guidelines III are for games without an increment or delay")
+        if side != self._board_turn():
+            raise ArbiterError("only the player to move asks (III.4): %s is to move"
+                               % self.name(self._board_turn()))  # fmt: skip
+        left = self.clock.status().left[side]
+        if left >= 120000:
+            raise ArbiterError("III.4 needs under two minutes: %s has %s" % (
+                self.name(side), fmt_clock(left)))  # fmt: skip
+        self.quickplay_by = side
+        self.offer_by = side
+        self._note("%s asks for 5 s a move for both (III.4), a draw offer" % self.name(side))
+        self._say("info", "%s asks for 5 s a move for both: a draw offer; accept, or decline "
+                  "and the increment is set" % self.name(side), "III.4")  # fmt: skip
+        return self._flush()
+
+    def _quickplay_increment(self, side: int) -> None:
+        tc = self.tc
+        stages = [Stage(st.base, self.QUICKPLAY_INC, st.moves) for st in tc.stages]
+        new = TimeControl(stages, tc.timing, tc.delay, tc.overtime, tc.handicap, tc.record,
+                          tc.freeze)  # fmt: skip
+        spec = spec_of(new)
+        self._clock_call(lambda: self.clock.configure(spec, override=True))
+        self.tc = new
+        self.spec = spec
+        opp = 1 - side
+        self._note("the clock is set to %s; %s +2 min (III.4)" % (spec, self.name(opp)))
+        self._say("rule", "the clock now adds 5 s a move for both (%s)" % spec, "III.4")
+        self._clock_call(lambda: self.clock.penalty(opp, self.QUICKPLAY_BONUS))
 
     def resign(self, who: int | str) -> list[Notice]:
         """``who`` resigns (5.1.2): a loss, or a draw if the opponent cannot mate."""
@@ -502,7 +556,7 @@ class ChessSession(GameSession):
             self.board,
             clocks=[p.clock_ms for p in self.played],
             emts=[p.used_ms for p in self.played] if self.emt else None,
-            time_control=self.tc,
+            time_control=self.record_tc,
             result=res,
             termination="" if r is None else r.termination,
             comments=notes,

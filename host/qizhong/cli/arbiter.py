@@ -67,6 +67,7 @@ claim SIDE threefold|fifty [MOVE] a draw claim by the player to move (CH-4, 9.2,
 offer SIDE | accept | decline     draw offers (9.1.2)
 resign SIDE                       resignation (5.1.2)
 adjust SIDE SECONDS [why]         the arbiter adds (or takes, -30) time (12.9)
+quickplay SIDE                    no increment, under 2 min: ask for +5 s a move (III.4)
 knock SIDE                        SIDE knocked the clock over (EQ-5)
 draw [why] | win SIDE [why]       the arbiter's ruling
 board [PATH]                      the position (FEN), or its picture as SVG to PATH
@@ -141,6 +142,7 @@ class Console:
                     "accept": lambda a: self._lines(cs.accept()),
                     "decline": lambda a: self._lines(cs.decline()),
                     "adjust": self._adjust,
+                    "quickplay": lambda a: self._lines(cs.quickplay(self._one(a))),
                     "board": self._board,
                 }
             )
