@@ -420,3 +420,21 @@ def test_quickplay_is_not_for_blitz_or_increments(sim):
             inc.quickplay("white")
     finally:
         sim2.close()
+
+
+def test_two_games_one_after_the_other_on_one_clock(sim):
+    """A round, then the next: the second session starts from a finished clock with
+    fresh times, and its record holds only its own game."""
+    clock, first = new_game(sim, "blitz")
+    first.start()
+    t = play(sim, first, ["f3", "e5", "g4", "Qh4#"], 0, 1000)
+    assert first.result.winner == BLACK and clock.status().state == "finished"
+    second = ChessSession(clock, "rapid", White="B", Black="A")
+    assert clock.status().left == (900000, 900000)
+    second.start()
+    play(sim, second, ["d4", "d5"], t, 3000)
+    second.resign("black")
+    back = chess_pgn.read(second.pgn())
+    assert chess_pgn.clocks_ms(back) == [907000, 907000]
+    assert back.headers["Result"] == "1-0" and back.headers["TimeControl"] == "900+10"
+    assert chess_pgn.read(first.pgn()).headers["Result"] == "0-1"
