@@ -215,6 +215,7 @@ class ChessSession(GameSession):
         self.board.push(mv)
         if self.offer_by == 1 - side:  # moving on declines a standing offer (9.1.2)
             self.offer_by = -1
+        self.quickplay_by = -1  # a III.4 request is answered before play goes on
         ending = self.board.ending()
         if ending is not None:
             self.pending = ending
