@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING
 from qizhong.cli import clock as cli_clock
 
 if TYPE_CHECKING:  # the sessions load with the console, not with every `qizhong` command
+    from qizhong.arbiter.chess import ChessSession
     from qizhong.arbiter.go import GoSession
     from qizhong.arbiter.session import GameSession, Notice
     from qizhong.arbiter.xiangqi import XiangqiSession
@@ -55,17 +56,36 @@ knock SIDE                        SIDE knocked the clock over (EQ-5)
 foul SIDE [why] | draw [why] | win SIDE [why]
 undo | moves | status | save [PATH] | quit"""
 
+_CHESS_HELP = """\
+moves: type them as they are made, SAN (Nf3), LAN (Ng1-f3) or UCI (g1f3), in the
+       session's piece letters (--lang) or figurines; ? lists the legal moves.
+       SIDE: white/black (w/b)
+start | pause | resume            the clock
+illegal SIDE [two-hands|promotion] SIDE's last move was illegal (CH-1, 7.5)
+nomove SIDE                       SIDE pressed without moving (CH-1, 7.5.3)
+claim SIDE threefold|fifty [MOVE] a draw claim by the player to move (CH-4, 9.2, 9.3)
+offer SIDE | accept | decline     draw offers (9.1.2)
+resign SIDE                       resignation (5.1.2)
+adjust SIDE SECONDS [why]         the arbiter adds (or takes, -30) time (12.9)
+quickplay SIDE                    no increment, under 2 min: ask for +5 s a move (III.4)
+knock SIDE                        SIDE knocked the clock over (EQ-5)
+draw [why] | win SIDE [why]       the arbiter's ruling
+board [PATH]                      the position (FEN), or its picture as SVG to PATH
+undo | moves | status | save [PATH] | quit"""
+
 
 class Console:
     """The arbiter's console over one session, without a terminal."""
 
     def __init__(self, session: GameSession, out: str | None = None) -> None:
+        from qizhong.arbiter.chess import ChessSession
         from qizhong.arbiter.go import GoSession
         from qizhong.arbiter.xiangqi import XiangqiSession
 
         self.session = session
         self.xq: XiangqiSession | None = session if isinstance(session, XiangqiSession) else None
         self.gs: GoSession | None = session if isinstance(session, GoSession) else None
+        self.cs: ChessSession | None = session if isinstance(session, ChessSession) else None
         self.out = out  # where the record goes at the end
         self.saved: str | None = None
         self.done = False
@@ -107,6 +127,23 @@ class Console:
                     "score": self._score,
                     "count": lambda a: self._lines(gs.count()),
                     "agree": lambda a: self._lines(gs.agree()),
+                }
+            )
+        elif self.cs is not None:
+            cs = self.cs
+            common.update(
+                {
+                    "illegal": lambda a: self._lines(
+                        cs.illegal(self._one(a), a[1].lower() if len(a) > 1 else "move")
+                    ),
+                    "nomove": lambda a: self._lines(cs.no_move(self._one(a))),
+                    "claim": self._chess_claim,
+                    "offer": lambda a: self._lines(cs.offer(self._one(a))),
+                    "accept": lambda a: self._lines(cs.accept()),
+                    "decline": lambda a: self._lines(cs.decline()),
+                    "adjust": self._adjust,
+                    "quickplay": lambda a: self._lines(cs.quickplay(self._one(a))),
+                    "board": self._board,
                 }
             )
         self.commands = common
@@ -171,13 +208,13 @@ class Console:
     # -- typing ----------------------------------------------------------------------
 
     def _move(self, text: str) -> list[Notice]:
-        s = self.xq or self.gs
+        s = self.xq or self.gs or self.cs
         if s is None:
             raise _error("this session takes no moves")
         return s.move(text)
 
     def suggest(self, text: str) -> list[str]:
-        s = self.xq or self.gs
+        s = self.xq or self.gs or self.cs
         if s is not None and not s.over:
             return s.suggest(text)
         return []
@@ -202,7 +239,10 @@ class Console:
                 if reason is None:
                     return "= %s" % mv.gtp()
                 return "not legal: %s" % reason.value
-        except ValueError:  # not a move (XiangqiError, GoError)
+            if self.cs is not None:
+                cb, lang = self.cs.board, self.cs.lang
+                return "= %s" % cb.notation(cb.parse_move(t, lang), "san", lang)
+        except ValueError:  # not a move (XiangqiError, GoError, ChessError)
             pass
         words = [c for c in self.commands if c.startswith(verb)]
         found = self.suggest(t)
@@ -239,10 +279,10 @@ class Console:
         return args[0]
 
     def _help(self, args: list[str]) -> list[str]:
-        return (_GO_HELP if self.gs else _XQ_HELP).splitlines()
+        return (_GO_HELP if self.gs else _CHESS_HELP if self.cs else _XQ_HELP).splitlines()
 
     def _resign(self, who: str) -> list[Notice]:
-        s = self.xq or self.gs
+        s = self.xq or self.gs or self.cs
         if s is None:
             raise _error("no resignation here")
         return s.resign(who)
@@ -262,6 +302,37 @@ class Console:
         if what in ("rep", "repetition", "r", "重复"):
             return self._lines(s.claim_repetition(self._one(args)))
         raise _error("claim SIDE limit, or claim SIDE rep")
+
+    def _chess_claim(self, args: list[str]) -> list[str]:
+        s = self.cs
+        assert s is not None
+        if len(args) < 2:
+            raise _error("claim SIDE threefold [MOVE], or claim SIDE fifty [MOVE]")
+        move = " ".join(args[2:]) or None
+        return self._lines(s.claim(args[0], args[1], move))
+
+    def _adjust(self, args: list[str]) -> list[str]:
+        s = self.cs
+        assert s is not None
+        if len(args) < 2:
+            raise _error("adjust SIDE SECONDS [why], e.g. adjust white -30")
+        try:
+            secs = float(args[1])
+        except ValueError:
+            raise _error("adjust SIDE SECONDS: %r is not a number" % args[1]) from None
+        return self._lines(s.adjust(args[0], round(secs * 1000), " ".join(args[2:])))
+
+    def _board(self, args: list[str]) -> list[str]:
+        s = self.cs
+        assert s is not None
+        if not args:
+            return ["   " + s.board.fen()]
+        try:
+            with open(args[0], "x", encoding="utf-8") as f:
+                f.write(s.svg())
+        except OSError as e:
+            raise _error("cannot write %s: %s" % (args[0], e.strerror or e)) from None
+        return ["   the position drawn to %s" % args[0]]
 
     def _score(self, args: list[str]) -> list[str]:
         s = self.gs
@@ -383,10 +454,28 @@ def _tty(console: Console, stdin: IO[str], stdout: IO[str]) -> int:  # pragma: n
 
 def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
     """The session the command line asks for."""
+    from qizhong.arbiter.chess import ChessSession
     from qizhong.arbiter.go import GoSession
     from qizhong.arbiter.xiangqi import XiangqiSession
 
     today = datetime.date.today()
+    if args.game == "chess":
+        return ChessSession(
+            clock,
+            args.spec or "rapid",
+            left=args.left or "white",
+            fen=args.fen,
+            chess960=args.chess960 if args.chess960 is not None else False,
+            lang=args.lang,
+            strict=not args.late_entry,
+            emt=args.emt,
+            Event=args.event or "",
+            Site=args.site or "",
+            Date=(args.date or today).strftime("%Y.%m.%d"),
+            Round=args.round or "",
+            White=args.white or "",
+            Black=args.black or "",
+        )
     if args.game == "go":
         return GoSession(
             clock,
@@ -428,6 +517,7 @@ def game_date(text: str) -> datetime.date:
 def cmd_arbiter(
     args: argparse.Namespace, stdin: IO[str] | None = None, stdout: IO[str] | None = None
 ) -> int:
+    from qizhong.arbiter.chess import ChessSession
     from qizhong.arbiter.session import free_path
     from qizhong.arbiter.xiangqi import XiangqiSession
 
@@ -440,8 +530,14 @@ def cmd_arbiter(
             stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
             out = free_path("qizhong-%s%s" % (stamp, session.suffix()))
         console = Console(session, out)
+        game_name = {"go": "Go", "chess": "Chess"}.get(args.game, "Xiangqi")
         print("%s game, %s; the record goes to %s" % (
-            "Go" if args.game == "go" else "Xiangqi", session.spec, out), file=stdout)  # fmt: skip
+            game_name, session.spec, out), file=stdout)  # fmt: skip
+        if isinstance(session, ChessSession):
+            print("   %s play: an illegal move or a wrong claim gives the opponent %d min (CH-5)%s"
+                  % (session.time_class.value, session.penalty // 60000,
+                     "; Armageddon: a draw is a win for Black (CH-6)"
+                     if session.armageddon else ""), file=stdout)  # fmt: skip
         if isinstance(session, XiangqiSession) and session.rounds_limit:
             print("   at most %d rounds a day at this control (XQ-R27)" % session.rounds_limit,
                   file=stdout)  # fmt: skip
@@ -457,24 +553,24 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "and apply the rules with the clock's times (docs/arbiter.md). Type moves as they "
         "are made; `help` lists the commands. The record (PGN or SGF) is written at the end.",
     )
-    s.add_argument("--game", choices=["xiangqi", "go"], default="xiangqi")
+    s.add_argument("--game", choices=["xiangqi", "go", "chess"], default="xiangqi")
     s.add_argument("--port", help="serial device (default: $QIZHONG_PORT, or the one Pico)")
     s.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a reply")
-    s.add_argument("--spec", help="time control (default xq-rapid, or go-byoyomi)")
+    s.add_argument("--spec", help="time control (default xq-rapid, go-byoyomi, chess rapid)")
     s.add_argument(
         "--left",
         choices=["red", "black", "white"],
-        help="whose lever is the left one (EQ-1; default red, in Go white)",
+        help="whose lever is the left one (EQ-1; default red, in Go and chess white)",
     )
     s.add_argument("--out", help="the record file (default qizhong-DATE-TIME.pgn or .sgf)")
     s.add_argument("--red", help="Red's name")
     s.add_argument("--black", help="Black's name")
-    s.add_argument("--white", help="White's name (Go)")
+    s.add_argument("--white", help="White's name (Go, chess)")
     s.add_argument("--event")
     s.add_argument("--site")
     s.add_argument("--round")
     s.add_argument("--date", type=game_date, help="YYYY-MM-DD (or YYYY.MM.DD); default today")
-    s.add_argument("--fen", help="Xiangqi: a starting position")
+    s.add_argument("--fen", help="Xiangqi, chess: a starting position")
     s.add_argument(
         "--knockout",
         action="store_true",
@@ -483,8 +579,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--late-entry",
         action="store_true",
-        help="Xiangqi: a press may come before its move is typed; rule XQ-R19 with nomove",
+        help="Xiangqi, chess: a press may come before its move is typed; rule XQ-R19 or "
+        "CH-1 with nomove",
     )
+    s.add_argument(
+        "--lang",
+        default="en",
+        help="chess: the piece letters moves are typed in (en, de, fr, es, nl, ..., figurine)",
+    )
+    s.add_argument(
+        "--chess960", type=int, metavar="N", help="chess: Chess960 from start position N (0-959)"
+    )
+    s.add_argument("--emt", action="store_true", help="chess: [%%emt] move times in the PGN")
     s.add_argument("--size", type=int, default=19, choices=[9, 13, 19], help="Go board size")
     s.add_argument("--komi", default="7.5", help="Go komi in points (default 7.5 = 3¾ stones)")
     s.set_defaults(func=cmd_arbiter)
