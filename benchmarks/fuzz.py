@@ -249,9 +249,12 @@ def check(n: FuzzCounts, want: tuple[int, str], reply: str, taken: set[str]) -> 
         return
     if words[2] == "ok":
         n.count(n.answers, "ok " + (words[3].split(" ", 1)[0] if len(words) > 3 else ""))
-        verb = req[1] if len(req) > 1 else ""
-        rest = req[2] if len(req) > 2 else ""
-        if not fw.is_open(verb, rest) and body not in taken:
+        try:  # the firmware's own parse: a query by its rules, or a change
+            parsed = proto.Request().parse(body)
+            query = fw.is_open(parsed.verb, parsed.args)
+        except ValueError:
+            query = False  # an ok to a body that is no request is a change taken
+        if not query and body not in taken:
             n.taken += 1
     else:
         detail = (words[3] if len(words) > 3 else "").split(" ", 2)
