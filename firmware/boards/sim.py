@@ -218,15 +218,20 @@ class Board:
         """Real time: the board's ms for an edge the harness sent at its
         CLOCK_MONOTONIC ms ``sent`` (mod 2**30; 0: now), as the Pico's IRQ stamps an
         edge when it happens, not when the loop reads it (#12). The unix
-        port's ticks_ms is CLOCK_MONOTONIC ms too. Never before the last
-        stamp, never after now."""
+        port's ticks_ms is CLOCK_MONOTONIC ms too. Never after now, never
+        before the last stamp nor before the instant the clock was last
+        brought up to (as on the Pico, where the loop takes an edge in the
+        pass after the one it happened in)."""
         now = self._mono.now()
         if sent:
             age = (time.ticks_ms() - sent) & _TICKS_MASK
             if age < STAMP_MAX_AGE_MS:
                 now -= age
-        if now < self._last_stamp:
-            now = self._last_stamp
+        floor = self._last_stamp
+        if self._app is not None and self._app.clock.now > floor:
+            floor = self._app.clock.now
+        if now < floor:
+            now = floor
         self._last_stamp = now
         return now
 

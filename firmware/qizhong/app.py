@@ -308,9 +308,9 @@ class App:
         counter is committed to the journal before its reply goes out,
         queries included, so no frame is accepted twice across a power cut.
         No reply is longer than a frame (``proto.reply``)."""
-        if body == self.last_body:
+        if body and body == self.last_body:
             return self.last_reply
-        if body == self.change_body:  # a change retried after a query came between
+        if body and body == self.change_body:  # a change retried after a query came between
             return self.change_reply
         req = P.Request()
         parsed = False

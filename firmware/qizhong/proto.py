@@ -157,10 +157,15 @@ def frame(text):
 
 
 def reply(rid, text):
-    """The reply frame ``r RID TEXT``, never over MAX_BODY (#12): an error's
+    """The reply frame ``r RID TEXT``, always a valid frame and never over
+    MAX_BODY (#12): an echoed byte no body may hold reads ``?``, an error's
     message is cut short (``...``); an ``ok`` reply that long is a firmware
     bug, and the host gets an error it can read instead of a frame it cannot."""
     body = "r %d %s" % (rid, text)
+    for ch in body:  # an echoed byte that cannot be in a body becomes "?"
+        if not " " <= ch <= "~" or ch == "$" or ch == "*":
+            body = "".join(c if " " <= c <= "~" and c != "$" and c != "*" else "?" for c in body)
+            break
     if len(body) > MAX_BODY:
         if text.startswith("err "):
             body = body[: MAX_BODY - 3] + "..."
