@@ -155,7 +155,7 @@ def variants(draw):
 @settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
 @given(variants())
 def test_every_whitespace_and_case_variant_of_a_change_is_refused(v):
-    canonical, body = v
+    _canonical, body = v
     app = paired_app()
     before = snapshot(app)
     try:
