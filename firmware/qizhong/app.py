@@ -447,8 +447,8 @@ class App:
                 raise ValueError("set SIDE MS [MOVES [PERIODS]]")
             side = _side(_arg(args, 0, "set SIDE MS"))
             ms = number(_arg(args, 1, "set SIDE MS"), 0, C.MAX_MS, "set MS")
-            moves = number(args[2], 0, C.MAX_MOVES, "MOVES") if len(args) > 2 else -1
-            periods = number(args[3], 0, C.MAX_PERIODS, "PERIODS") if len(args) > 3 else -1
+            moves = number(args[2], -1, C.MAX_MOVES, "MOVES") if len(args) > 2 else -1  # -1: keep
+            periods = number(args[3], -1, C.MAX_PERIODS, "PERIODS") if len(args) > 3 else -1
             c.set_side(side, now, ms, moves, periods)
             return "ok set"
         if op == "state":  # state RUN MS0 MOVES0 PERIODS0 MS1 MOVES1 PERIODS1 [running] (EQ-7)
