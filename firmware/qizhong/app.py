@@ -294,7 +294,11 @@ class App:
         """One byte from the host. Complete frames are executed and answered."""
         r = self.dec.push(b)
         if r == P.FRAME:
-            self.board.write(self.request(self.dec.body()))
+            try:
+                out = self.request(self.dec.body())
+            except Exception as e:  # a firmware bug: the host still gets its answer, the link lives
+                out = P.reply(0, "err internal %s" % type(e).__name__)
+            self.board.write(out)
         elif r < 0:
             self.board.write(P.frame("r 0 err %s" % P.ERROR_CODES[r]))
 

@@ -412,7 +412,7 @@ class Journal:
         if stats is not None:
             text += " flash=" + stats()
         if self.error:
-            text += " error=" + self.error.replace(" ", "_")
+            text += " error=" + self.error[:24].replace(" ", "_")  # the reply fits a frame
         return text
 
 

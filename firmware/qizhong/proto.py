@@ -213,9 +213,10 @@ class Request:
         self.rid = 0
         words = body.split(" ")
         w = words[0]
-        if not w or len(w) > 5 or not w.isdigit() or not 0 < int(w) < 65536:
+        v = w.lstrip("0")  # leading zeros are allowed, as int() reads them
+        if not w.isdigit() or not v or len(v) > 5 or int(v) > 65535:
             raise BadRequest(show(body, 40))
-        self.rid = int(w)
+        self.rid = int(v)
         for w in words:  # one space between words; nothing but printable ASCII
             if not w:
                 raise BadRequest("one space between words")
