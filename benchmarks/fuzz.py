@@ -356,8 +356,11 @@ def fuzz(units: int = 100000, seed: int = 1, batch: int = 100, real: bool = Fals
                     parts.append(b"\r\n")  # the last frame, if cut short, ends here
                 if not all(send(data) for data in parts):
                     break  # no answer for 20 s: counted below
-                if twin is None:  # real time: a press now, stamped when the board reads it
-                    sim.world.sendall(b"lever %d down 0\nlever %d up 0\n" % (lever, lever))
+                if twin is None:  # real time: a press now, stamped at the instant it was sent
+                    sent = time.monotonic_ns() // 10**6 & 0x3FFFFFFF  # docs/sim.md
+                    sim.world.sendall(
+                        b"lever %d down %d\nlever %d up %d\n" % (lever, sent, lever, sent)
+                    )
                     n.presses += 1
                     sim.pump()  # the board's beeps and cues, so its socket never fills
                 else:
