@@ -34,6 +34,7 @@ def board(platform):
 
 def main(platform=sys.platform):
     if platform == "rp2":
+        import machine  # before anything can fail: the way out of play is a reset
         from boards import service
 
         if service.requested():
@@ -46,16 +47,14 @@ def main(platform=sys.platform):
         from qizhong.app import App
 
         asyncio.run(App(board(platform), tcspec.parse(DEFAULT)).run())
-    except BaseException as e:
+    except BaseException as e:  # nothing may reach the REPL in play
         if platform != "rp2":
             raise  # the simulator: the traceback on stderr, the process ends
-        import machine
-
-        sys.print_exception(e)
-        machine.reset()
+        try:
+            sys.print_exception(e)  # type: ignore[attr-defined]
+        except BaseException:  # the reset below matters, not this
+            pass
     if platform == "rp2":  # the loop never ends on the Pico; if it did: no REPL either
-        import machine
-
         machine.reset()
 
 
