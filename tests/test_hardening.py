@@ -518,3 +518,20 @@ def test_real_time_presses_are_stamped_when_the_harness_sent_them():
         t = press[0][2]
         assert before - 155 <= t <= after - 145, (before, t, after)
         assert press[0][3] == 600000 - (t - start[0])  # charged at its own instant
+
+
+def test_the_hosts_link_tags_exactly_what_the_clock_calls_a_change(tmp_path):
+    store = auth.KeyStore(str(tmp_path / "keys.json"))
+    with Sim() as sim:
+        auth.pair_sim(sim, store)
+
+        def ctr():
+            return int(sim.link.request("hello").fields()["ctr"])
+
+        c0 = ctr()
+        for q in ("mem", "mem collect", "status", "time", "tc", "since 0", "journal"):
+            assert sim.command(q).startswith("ok"), q
+        assert ctr() == c0  # queries go untagged
+        assert sim.command("mem hold").startswith("ok mem")
+        assert sim.command("mem release").startswith("ok mem")
+        assert ctr() == c0 + 2  # the collector switches are changes, tagged
