@@ -535,3 +535,27 @@ def test_the_hosts_link_tags_exactly_what_the_clock_calls_a_change(tmp_path):
         assert sim.command("mem hold").startswith("ok mem")
         assert sim.command("mem release").startswith("ok mem")
         assert ctr() == c0 + 2  # the collector switches are changes, tagged
+
+
+def test_flash_on_a_clock_in_play_says_how_to_enter_service_mode(tmp_path, monkeypatch):
+    # A stand-in mpremote (the tool at the boundary) that fails as the real
+    # one does on a board whose Ctrl-C is off, and records its arguments.
+    from qizhong import flash
+
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "main.py").write_text("")
+    log = tmp_path / "args"
+    fake = tmp_path / "bin" / "mpremote"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\nprintf '%%s\\n' \"$@\" > %s\n"
+        "echo 'mpremote: could not enter raw repl' >&2\nexit 1\n" % log
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(flash.sys, "executable", str(tmp_path / "bin" / "python"))
+    with pytest.raises(flash.FlashError) as e:
+        flash.upload("/dev/ttyACM9", str(bundle))
+    assert "service mode" in str(e.value) and "menu and ok" in str(e.value)
+    args = log.read_text()
+    assert "/dev/ttyACM9" in args and "WDT" not in args  # no watchdog to feed in service mode
