@@ -60,7 +60,7 @@ firmware: $(STAMP)
 	$(BIN)/python tools/build_firmware.py --out build/firmware
 
 flash: $(STAMP)
-	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyACM0"; exit 2; }
+	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyACM0 (the clock in service mode: menu and ok held at power-on)"; exit 2; }
 	$(BIN)/python tools/build_firmware.py --out build/firmware --port "$(PORT)"
 
 clean:
