@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from test_auth import raw_requests
 
 from conftest import ROOT
-from qizhong import auth
+from qizhong.clocks import auth
 from qizhong.core import app as A
 from qizhong.core import auth as fw
 from qizhong.core import clock as C
@@ -538,7 +538,7 @@ def test_the_hosts_link_tags_exactly_what_the_clock_calls_a_change(tmp_path):
 def test_flash_on_a_clock_in_play_says_how_to_enter_service_mode(tmp_path, monkeypatch):
     # A stand-in mpremote (the tool at the boundary) that fails as the real
     # one does on a board whose Ctrl-C is off, and records its arguments.
-    from qizhong import flash
+    from qizhong.clocks import flash
 
     bundle = tmp_path / "bundle"
     bundle.mkdir()
