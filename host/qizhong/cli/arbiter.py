@@ -19,12 +19,13 @@ import os
 import selectors
 import sys
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from qizhong.cli import clock as cli_clock
 
 if TYPE_CHECKING:  # the sessions load with the console, not with every `qizhong` command
     from qizhong.arbiter.go import GoSession
+    from qizhong.arbiter.journal import Journal
     from qizhong.arbiter.session import GameSession, Notice
     from qizhong.arbiter.xiangqi import XiangqiSession
     from qizhong.clocks.driver import Clock
@@ -59,15 +60,24 @@ undo | moves | status | save [PATH] | quit"""
 class Console:
     """The arbiter's console over one session, without a terminal."""
 
-    def __init__(self, session: GameSession, out: str | None = None) -> None:
+    def __init__(
+        self, session: GameSession, out: str | None = None, journal: Journal | None = None
+    ) -> None:
+        """``out``: the record file, kept up to date from now on (a taken path
+        is refused); a session that already keeps one needs none. ``journal``:
+        where each typed line and the clock's answers go (``--out``'s journal)."""
         from qizhong.arbiter.go import GoSession
         from qizhong.arbiter.xiangqi import XiangqiSession
 
         self.session = session
         self.xq: XiangqiSession | None = session if isinstance(session, XiangqiSession) else None
         self.gs: GoSession | None = session if isinstance(session, GoSession) else None
-        self.out = out  # where the record goes at the end
-        self.saved: str | None = None
+        if out is not None and session.record_path is None:
+            session.keep(out)
+        self.journal = journal
+        self.copies: set[str] = set()  # paths `save PATH` wrote
+        self.ended = session.over  # the end was reported
+        self.on_end: Callable[[], None] | None = None  # called once when the game ends
         self.done = False
         self.cue = ""  # the clock's last voice reading
         common: dict[str, Callable[[list[str]], list[str]]] = {
@@ -113,11 +123,24 @@ class Console:
 
     # -- lines in, lines out ---------------------------------------------------------
 
+    @property
+    def out(self) -> str | None:
+        """The record file."""
+        return self.session.record_path
+
     def handle(self, line: str) -> list[str]:
         """One typed line: a command or a move. Never raises for bad input."""
+        if self.journal is None:
+            return self._handle(line)
+        with self.journal.action("handle", line):
+            out = self._handle(line)
+        self.journal.said(out)
+        return out
+
+    def _handle(self, line: str) -> list[str]:
         from qizhong.arbiter.session import ArbiterError
 
-        out = self.poll()
+        out = self._poll(0.0)
         text = line.strip()
         if not text:
             return [*out, self.status()]
@@ -136,12 +159,25 @@ class Console:
 
     def poll(self, timeout: float = 0.0) -> list[str]:
         """What the clock reported since the last call."""
+        if self.journal is None:
+            return self._poll(timeout)
+        with self.journal.action("poll"):
+            out = self._poll(timeout)
+        self.journal.said(out)
+        return out
+
+    def _poll(self, timeout: float) -> list[str]:
         return self._lines(self.session.poll(timeout)) + self._after()
 
     def _after(self) -> list[str]:
-        """At the end of the game the record is written once."""
-        if self.session.over and self.saved is None and self.out:
-            return self._write(self.out)
+        """At the end of the game: the record, result and all, is on disk."""
+        if not self.session.over or self.ended:
+            return []
+        self.ended = True
+        if self.on_end is not None:
+            self.on_end()
+        if self.out:
+            return ["   record written to %s" % self.out]
         return []
 
     def _lines(self, notices: list[Notice]) -> list[str]:
@@ -162,10 +198,13 @@ class Console:
         return line + ("  (%s)" % self.cue if self.cue else "")
 
     def close(self) -> list[str]:
-        """Leaving: the record is written if it was not yet."""
+        """Leaving: the clock's last events go into the record (kept all along)
+        and the journal, from which a new console resumes an unfinished game."""
         out = self.poll()
-        if self.saved is None and self.out:
-            out += self._write(self.out)
+        if self.journal is not None:
+            self.journal.close()
+        if not self.session.over and self.out:
+            out.append("   the game goes on: `qizhong arbiter` on this clock resumes it")
         return out
 
     # -- typing ----------------------------------------------------------------------
@@ -278,19 +317,15 @@ class Console:
         return out or ["   no moves yet"]
 
     def _save(self, args: list[str]) -> list[str]:
+        """``save``: the record file now (it is kept after every change anyway);
+        ``save PATH``: a copy, never over a file this console did not write."""
         path = args[0] if args else self.out
         if not path:
             raise _error("save PATH")
-        return self._write(path)
-
-    def _write(self, path: str) -> list[str]:
-        from qizhong.arbiter.session import ArbiterError
-
-        try:
-            self.saved = self.session.save(path)
-        except ArbiterError as e:
-            self.saved = ""  # tried: not again at every line
-            return ["?  %s" % e]
+        mine = path == self.out or path in self.copies
+        self.session.save(path, replace=mine)
+        if path != self.out:
+            self.copies.add(path)
         return ["   record written to %s" % path]
 
     def _quit(self, args: list[str]) -> list[str]:
@@ -417,23 +452,171 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
     )
 
 
+_KEPT_ARGS = ("game", "spec", "left", "red", "black", "white", "event", "site", "round",
+              "date", "fen", "knockout", "late_entry", "size", "komi")  # fmt: skip
+
+
+def state_dir() -> str:
+    """Where the console notes which journal each clock's game is in:
+    ``$QIZHONG_STATE``, else ``$XDG_STATE_HOME/qizhong``, else ``~/.local/state/qizhong``."""
+    path = os.environ.get("QIZHONG_STATE")
+    if path:
+        return path
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(base, "qizhong")
+
+
+def _pointer(clock_id: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in clock_id)
+    return os.path.join(state_dir(), "arbiter-%s.journal" % safe)
+
+
+def _point(clock_id: str, journal: str | None) -> None:
+    """Note (or, with None, forget) the journal of the game on this clock."""
+    path = _pointer(clock_id)
+    if journal is None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    from qizhong.records import files
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    files.replace(path, (os.path.abspath(journal) + "\n").encode())
+
+
+def _pointed(clock_id: str) -> str | None:
+    try:
+        with open(_pointer(clock_id), encoding="utf-8") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def new_console(args: argparse.Namespace, clock: Clock, out: str) -> Console:
+    """A new game: the record and its journal claimed first (a taken path is
+    refused before the clock is touched), then the session."""
+    from qizhong.arbiter.journal import Journal, journal_path
+    from qizhong.arbiter.session import ArbiterError
+
+    jpath = journal_path(out)
+    for path in (out, jpath):
+        if os.path.exists(path):
+            raise ArbiterError("%s exists: give another --out (records are never overwritten)"
+                               % path)  # fmt: skip
+    if not args.date:
+        args.date = (datetime.date.today().isoformat() if args.game == "go"
+                     else datetime.date.today().strftime("%Y.%m.%d"))  # fmt: skip
+    header = {
+        "args": {k: getattr(args, k, None) for k in _KEPT_ARGS},
+        "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
+        "record": os.path.abspath(out),
+    }
+    journal = Journal.create(jpath, clock, header)
+    try:
+        with journal.action("new"):
+            session = make_session(args, cast("Clock", journal.tape))
+        session.keep(out)
+    except BaseException:
+        journal.close()
+        os.unlink(jpath)
+        raise
+    _point(clock.hello.id, jpath)
+    console = Console(session, journal=journal)
+    console.on_end = lambda: _point(clock.hello.id, None)
+    return console
+
+
+def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
+    """The game of journal ``jpath`` picked up again: every line typed is run
+    again on the clock's journaled answers, then the clock's events since
+    come in (the presses made meanwhile wait for their moves)."""
+    from qizhong.arbiter import journal as jr
+    from qizhong.arbiter.session import ArbiterError
+
+    header, actions, good = jr.read(jpath)
+    if not actions or actions[0][0] != ["new"]:
+        raise ArbiterError("%s: the game never started; remove it to start again" % jpath)
+    ns = argparse.Namespace(**header["args"])
+    journal = jr.Journal.reopen(jpath, clock, good)
+    tape = journal.tape
+    last = len(actions) - 1
+    with journal.replaying(actions[0][1], last == 0):
+        session = make_session(ns, cast("Clock", tape))
+    session.hold_record = True
+    console = Console(session, journal=journal)
+    for i, (typed, answers) in enumerate(actions[1:], 1):
+        with journal.replaying(answers, i == last):
+            if typed[0] == "handle":
+                console._handle(str(typed[1]))
+            elif typed[0] == "poll":
+                console._poll(0.0)
+    session.hold_record = False
+    lines = []
+    if header["clock"].get("boot") != clock.hello.boot:
+        lines.append("!  the clock restarted since (power): its events since are those it kept")
+    # The clock's events after the last one journaled (it keeps 256).
+    clock.link.skip_to(max(tape.last_seq, session.start_seq))
+    clock.link.sync()
+    session.late_upto = clock.link.last_seq
+    if clock.link.lost:
+        lines.append("!  %d of the clock's events were no longer kept" % clock.link.lost)
+    session.keep(str(header["record"]), claim=False)
+    console.ended = session.over
+    console.on_end = lambda: _point(clock.hello.id, None)
+    fouls = "" if not any(session.fouls) else ", fouls %d-%d" % tuple(session.fouls)
+    lines.insert(0, "   resumed from %s: %d moves%s%s" % (
+        jpath, len(session.played), fouls,
+        "; " + session.result_text() if session.over else ""))  # fmt: skip
+    return console, lines
+
+
+def open_console(args: argparse.Namespace, clock: Clock) -> tuple[Console, list[str]]:
+    """Resume the clock's unfinished game if there is one, else start a new one."""
+    from qizhong.arbiter.journal import journal_path
+    from qizhong.arbiter.session import ArbiterError, free_path
+
+    if args.resume:
+        return resume_console(args.resume, clock)
+    if args.out and os.path.exists(journal_path(args.out)):
+        console, lines = resume_console(journal_path(args.out), clock)
+        if not console.session.over:
+            _point(clock.hello.id, journal_path(args.out))
+            return console, lines
+        console.close()
+        raise ArbiterError("%s exists (a finished game): give another --out" % args.out)
+    pointed = _pointed(clock.hello.id)
+    if pointed and os.path.exists(pointed):
+        console, lines = resume_console(pointed, clock)
+        if not console.session.over:
+            return console, lines
+        console.close()
+    _point(clock.hello.id, None)
+    out = args.out
+    if not out:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = free_path("qizhong-%s%s" % (stamp, ".sgf" if args.game == "go" else ".pgn"))
+    return new_console(args, clock, out), []
+
+
 def cmd_arbiter(
     args: argparse.Namespace, stdin: IO[str] | None = None, stdout: IO[str] | None = None
 ) -> int:
-    from qizhong.arbiter.session import free_path
     from qizhong.arbiter.xiangqi import XiangqiSession
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     with cli_clock._clock(args) as clock:
-        session = make_session(args, clock)
-        out = args.out
-        if not out:
-            stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            out = free_path("qizhong-%s%s" % (stamp, session.suffix()))
-        console = Console(session, out)
+        console, lines = open_console(args, clock)
+        session = console.session
         print("%s game, %s; the record goes to %s" % (
-            "Go" if args.game == "go" else "Xiangqi", session.spec, out), file=stdout)  # fmt: skip
+            "Go" if session.SIDES[0] == "Black" else "Xiangqi", session.spec, console.out),
+            file=stdout)  # fmt: skip
+        for line in lines:
+            print(line, file=stdout)
         if isinstance(session, XiangqiSession) and session.rounds_limit:
             print("   at most %d rounds a day at this control (XQ-R27)" % session.rounds_limit,
                   file=stdout)  # fmt: skip
@@ -458,7 +641,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         choices=["red", "black", "white"],
         help="whose lever is the left one (EQ-1; default red, in Go white)",
     )
-    s.add_argument("--out", help="the record file (default qizhong-DATE-TIME.pgn or .sgf)")
+    s.add_argument(
+        "--out",
+        help="the record file (default qizhong-DATE-TIME.pgn or .sgf); kept up to date after "
+        "every move, never over another file. Its journal (PATH.journal) resumes the game",
+    )
+    s.add_argument("--resume", metavar="JOURNAL", help="resume the game of this journal")
     s.add_argument("--red", help="Red's name")
     s.add_argument("--black", help="Black's name")
     s.add_argument("--white", help="White's name (Go)")
