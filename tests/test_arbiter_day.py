@@ -3,11 +3,16 @@
 console that stops and comes back. The real firmware on the simulated board,
 in virtual time."""
 
+import argparse
+
 import pytest
 
-from qizhong.arbiter import XiangqiSession
+from qizhong.arbiter import ArbiterError, XiangqiSession
 from qizhong.arbiter.go import GoSession
+from qizhong.cli import arbiter as cli_arbiter
+from qizhong.cli.arbiter import Console
 from qizhong.clocks.driver import DRAW, Clock
+from qizhong.records import go_sgf, xiangqi_pgn
 from qizhong.sim import Sim
 
 RED, BLACK = 0, 1
@@ -57,8 +62,146 @@ def test_a_second_game_on_a_clock_starts_clean_whatever_came_before(sim, kind):
     assert {e.name for e in evs} <= {"config", "levers", "new"}, [e.name for e in evs]
     # And the new game plays from its first press.
     game.start()
+    t0 = clock.status().t
     game.move("E5" if kind == "go" else "炮二平五")
     sim.press(1 if kind == "go" else 0, t + 3000)  # Go: Black's lever is the right one
-    notes = game.poll(0.5)
-    assert game.played[0].press is not None, notes
-    assert game.played[0].used_ms == 3000 - 0 or game.played[0].used_ms > 0
+    game.poll(0.5)
+    assert game.played[0].press is not None and game.played[0].used_ms == t + 3000 - t0
+
+
+# -- records are never lost (#13 item 3) ----------------------------------------------------
+
+
+def pgn_of(path):
+    return xiangqi_pgn.read_game(path.read_bytes())
+
+
+def test_the_pgn_is_on_disk_after_every_move_and_the_result_goes_in_after_saves(sim, tmp_path):
+    clock = Clock(sim.link)
+    out = tmp_path / "round1.pgn"
+    con = Console(XiangqiSession(clock, "xq-rapid", Red="甲", Black="乙"), str(out))
+    assert pgn_of(out).headers["Result"] == "*" and pgn_of(out).moves == []  # claimed at once
+    con.handle("start")
+    t = 0
+    for i, m in enumerate(["炮二平五", "马8进7", "马二进三", "车9平8"]):
+        con.handle(m)
+        t += 2000
+        sim.press(i % 2, t)
+        con.poll()
+        rec = pgn_of(out)  # as a second program would read it: whole, and up to date
+        assert len(rec.moves) == i + 1 and rec.clocks[-1] == con.session.played[-1].clock_ms
+        assert rec.clocks[-1] is not None
+    assert con.handle("save") == ["   record written to %s" % out]
+    assert con.handle("save") == ["   record written to %s" % out]  # a second save is fine
+    copy = tmp_path / "copy.pgn"
+    assert con.handle("save %s" % copy)[-1] == "   record written to %s" % copy
+    assert con.handle("save %s" % copy)[-1] == "   record written to %s" % copy
+    other = tmp_path / "other.pgn"
+    other.write_text("someone's game")
+    assert con.handle("save %s" % other)[-1].startswith("?  %s exists" % other)
+    assert other.read_text() == "someone's game"
+    lines = con.handle("resign black")
+    assert lines[-1] == "   record written to %s" % out
+    rec = pgn_of(out)
+    assert rec.headers["Result"] == "1-0" and len(rec.moves) == 4  # after the saves too
+    assert rec.clocks == [p.clock_ms for p in con.session.played]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.pgn", "other.pgn", "round1.pgn"]
+
+
+def test_the_sgf_is_on_disk_after_every_move_and_a_taken_path_is_refused(sim, tmp_path):
+    from sgfmill import sgf
+
+    clock = Clock(sim.link)
+    out = tmp_path / "go.sgf"
+    out.write_text("(;GM[1]C[an earlier game])")
+    with pytest.raises(ArbiterError, match="exists"):
+        Console(GoSession(clock, "1m byoyomi 3x10s", size=9), str(out))
+    assert out.read_text() == "(;GM[1]C[an earlier game])"
+    out = tmp_path / "go2.sgf"
+    game = GoSession(clock, "1m byoyomi 3x10s", size=9)
+    con = Console(game, str(out))
+    con.handle("start")
+    t = 0
+    for i, m in enumerate(["E5", "C3", "G7", "pass", "pass"]):
+        con.handle(m)
+        if i < 4:
+            t += 3000
+            sim.press(1 - i % 2, t)  # Black's lever is the right one (EQ-1)
+            con.poll()
+        moves = sgf.Sgf_game.from_bytes(out.read_bytes()).get_main_sequence()[1:]
+        assert len(moves) == i + 1
+    con.handle("save")
+    con.handle("save")
+    con.handle("count")
+    root = sgf.Sgf_game.from_bytes(out.read_bytes()).get_root()
+    assert root.get("RE") == game.score().sgf()
+    rec = go_sgf.read(out.read_bytes())
+    assert [t.left_ms for t in rec.times[:4]] == [57000, 57000, 54000, 54000]
+
+
+# -- a console that stops loses nothing (#13 item 11) ------------------------------------------
+
+
+def arbiter_args(*argv):
+    p = argparse.ArgumentParser(prog="qizhong")
+    cli_arbiter.add_commands(p.add_subparsers(dest="command"))
+    return p.parse_args(["arbiter", *argv])
+
+
+def test_a_console_dropped_mid_game_is_resumed_with_the_presses_made_meanwhile(tmp_path):
+    """The console's process dies (nothing closed, nothing flushed by it); the
+    presses go on; a new console on the same clock picks the game up from its
+    journal: moves, fouls, the claim's 2 min (not taken twice), the record."""
+    out = tmp_path / "r3.pgn"
+    with Sim(open_link=False) as sim:
+        clock = Clock(sim.serial_path, timeout=5.0)
+        con, lines = cli_arbiter.open_console(
+            arbiter_args("--port", sim.serial_path, "--out", str(out), "--red", "甲"), clock
+        )
+        assert lines == []
+        con.handle("start")
+        t = 0
+        for i, m in enumerate(["炮二平五", "马8进7", "马二进三"]):
+            con.handle(m)
+            t += 2000
+            sim.press(i % 2, t)
+            con.poll(0.2)
+        assert con.handle("claim black")[0].startswith("!! foul 1 for Black")  # XQ-R20
+        con.handle("车9平8")  # typed; Black's press comes while the console is down
+        black = clock.status().left[1]
+        clock.close()  # the process is gone: its journal is all that is left
+        del con
+        t += 4000
+        sim.press(1, t)  # 车9平8's press
+        t += 3000
+        sim.press(0, t)  # Red's next move, made while nobody typed it
+        sim.run_to(t + 1000)
+
+        clock = Clock(sim.serial_path, timeout=5.0)
+        con, lines = cli_arbiter.open_console(arbiter_args("--port", sim.serial_path), clock)
+        assert lines[0] == "   resumed from %s.journal: 4 moves, fouls 0-1" % out
+        s = con.session
+        assert [p.text for p in s.played] == ["炮二平五", "马8进7", "马二进三", "车9平8"]
+        assert s.fouls == [0, 1] and s.false_claims[1]
+        got = con.poll(0.5)
+        assert any("Black 车9平8: 4.0 used" in g for g in got), got
+        assert any("Red pressed: enter the move" in g for g in got), got  # not XQ-R19
+        assert s.fouls == [0, 1] and s.result is None
+        assert s.played[3].press.left[1] == black - 4000 + 10000  # the 2 min taken once
+        assert con.handle("车一平二")[0] == "5. Red 车一平二"  # pairs with the press made
+        assert s.played[-1].used_ms == 3000
+        rec = pgn_of(out)
+        assert len(rec.moves) == 5 and rec.clocks == [p.clock_ms for p in s.played]
+        con.handle("resign black")
+        assert pgn_of(out).headers["Result"] == "1-0"
+        con.close()
+        clock.close()
+        # The game is over: the next console on this clock starts a new one.
+        clock = Clock(sim.serial_path, timeout=5.0)
+        out2 = tmp_path / "r4.pgn"
+        con, lines = cli_arbiter.open_console(
+            arbiter_args("--port", sim.serial_path, "--out", str(out2)), clock
+        )
+        assert lines == [] and con.session.played == [] and con.out == str(out2)
+        con.close()
+        clock.close()
