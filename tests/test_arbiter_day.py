@@ -4,6 +4,11 @@ console that stops and comes back. The real firmware on the simulated board,
 in virtual time."""
 
 import argparse
+import os
+import select
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -205,3 +210,87 @@ def test_a_console_dropped_mid_game_is_resumed_with_the_presses_made_meanwhile(t
         assert lines == [] and con.session.played == [] and con.out == str(out2)
         con.close()
         clock.close()
+
+
+class ConsoleProcess:
+    """``qizhong arbiter`` as its own process, typed into through a pipe."""
+
+    def __init__(self, *argv):
+        exe = os.path.join(os.path.dirname(sys.executable), "qizhong")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [exe, "arbiter", *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env,
+        )  # fmt: skip
+        self.seen: list[str] = []
+        self._buf = b""
+
+    def read_until(self, text, timeout=20.0):
+        """Lines until one holds ``text`` (the console answered)."""
+        end = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            while b"\n" in self._buf:
+                line, self._buf = self._buf.split(b"\n", 1)
+                self.seen.append(line.decode())
+                if text in self.seen[-1]:
+                    return self.seen[-1]
+            left = end - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                raise AssertionError("no %r from the console; it said:\n%s%s" % (
+                    text, "\n".join(self.seen), self.proc.stderr.read1().decode()))  # fmt: skip
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise AssertionError("the console ended; it said:\n%s\n%s" % (
+                    "\n".join(self.seen), self.proc.stderr.read().decode()))  # fmt: skip
+            self._buf += chunk
+
+    def type(self, line, expect):
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+        return self.read_until(expect)
+
+    def kill(self):
+        self.proc.kill()  # SIGKILL: no handler, no cleanup
+        self.proc.wait()
+
+    def end(self):
+        self.proc.stdin.close()
+        assert self.proc.wait(20) == 0
+        self.read_until("")
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def test_a_console_killed_with_sigkill_is_resumed_by_a_new_one(tmp_path):
+    """kill -9 of the real ``qizhong arbiter`` mid-game: the record stays whole on
+    disk, and ``qizhong arbiter`` on the same clock resumes the game."""
+    out = tmp_path / "kill.pgn"
+    with Sim(open_link=False) as sim:
+        con = ConsoleProcess("--port", sim.serial_path, "--out", str(out), "--timeout", "5")
+        con.read_until("the record goes to")
+        con.type("start", "the clock started")
+        t = 0
+        for i, m in enumerate(["炮二平五", "马8进7", "马二进三"]):
+            con.type(m, "%d. " % (i + 1))
+            t += 2000
+            sim.press(i % 2, t)
+            con.type("", "used,")
+        con.type("foul black lever held", "foul 1 for Black")
+        con.kill()
+        rec = pgn_of(out)
+        assert len(rec.moves) == 3 and rec.headers["Result"] == "*"
+        t += 5000
+        sim.press(1, t)  # Black's move, made while no console runs
+        sim.run_to(t + 500)
+        con = ConsoleProcess("--port", sim.serial_path, "--timeout", "5")
+        assert con.read_until("resumed from") == "   resumed from %s.journal: 3 moves, fouls 0-1" % out
+        con.type("车9平8", "Black 车9平8: 5.0 used")
+        con.type("resign red", "== Black wins: Red resigns")
+        con.end()
+        assert not any("XQ-R19" in line for line in con.seen)
+        rec = pgn_of(out)
+        assert rec.headers["Result"] == "0-1" and len(rec.moves) == 4
+        assert rec.clocks[1::2] == [908000, 913000]  # 15m+10s: 2 s, then 5 s used
+        assert "foul 1 for Black" in " ".join(rec.comments)
