@@ -285,7 +285,8 @@ def test_a_console_killed_with_sigkill_is_resumed_by_a_new_one(tmp_path):
         sim.press(1, t)  # Black's move, made while no console runs
         sim.run_to(t + 500)
         con = ConsoleProcess("--port", sim.serial_path, "--timeout", "5")
-        assert con.read_until("resumed from") == "   resumed from %s.journal: 3 moves, fouls 0-1" % out
+        said = con.read_until("resumed from")
+        assert said == "   resumed from %s.journal: 3 moves, fouls 0-1" % out
         con.type("车9平8", "Black 车9平8: 5.0 used")
         con.type("resign red", "== Black wins: Red resigns")
         con.end()

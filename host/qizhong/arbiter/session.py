@@ -602,6 +602,21 @@ class GameSession:
             self._clock_call(self.clock.resume)
         return self._flush()
 
+    def penalty(self, who: int | str, ms: int, reason: str = "") -> list[Notice]:
+        """The arbiter adds time to ``who``'s clock (``ms`` > 0) or takes it off
+        (``ms`` < 0); the record notes it. A flag it causes is ruled as any flag."""
+        self._check_playing()
+        side = self.side(who)
+        if ms == 0 or abs(ms) > 100 * 3600 * 1000:
+            raise ArbiterError("a penalty is a time, not zero, up to 100 h")
+        self._clock_call(lambda: self.clock.penalty(side, ms))
+        what = "%s %s %s by the arbiter%s" % (
+            timecontrol.fmt_ms(abs(ms)), "added to" if ms > 0 else "taken off",
+            self.name(side) + "'s clock", ": " + reason if reason else "")  # fmt: skip
+        self._note(what)
+        self._say("rule", what)
+        return self._flush()
+
     def _clock_call(self, fn: Callable[[], None]) -> None:
         try:
             fn()

@@ -42,6 +42,7 @@ claim SIDE [limit|rep]            natural move limit (XQ-R20) or repetition (XQ-
 offer SIDE | accept | decline     draw offers (XQ-R18)
 resign SIDE | phone SIDE          resignation; a phone (XQ-R25)
 knock SIDE                        SIDE knocked the clock over (EQ-5)
+penalty SIDE -30s|+1m [why]       time off (or added to) SIDE's clock
 draw [why] | win SIDE [why]       the arbiter's ruling
 undo | moves | status | save [PATH] | quit"""
 
@@ -53,6 +54,7 @@ resign SIDE | agree               the end of play (GO-5); two passes end it too
 dead POINT...                     mark (or unmark) dead chains, after play
 score | count                     the area count (GO-6, GO-7); count ends the game
 knock SIDE                        SIDE knocked the clock over (EQ-5)
+penalty SIDE -30s|+1m [why]       time off (or added to) SIDE's clock
 foul SIDE [why] | draw [why] | win SIDE [why]
 undo | moves | status | save [PATH] | quit"""
 
@@ -87,6 +89,7 @@ class Console:
             "pause": lambda a: self._lines(session.pause()),
             "resume": lambda a: self._lines(session.resume()),
             "foul": self._foul,
+            "penalty": self._penalty,
             "knock": lambda a: self._lines(session.knock(self._one(a))),
             "draw": lambda a: self._lines(session.declare(None, " ".join(a))),
             "win": self._win,
@@ -288,6 +291,22 @@ class Console:
 
     def _foul(self, args: list[str]) -> list[str]:
         return self._lines(self.session.foul(self._one(args), " ".join(args[1:])))
+
+    def _penalty(self, args: list[str]) -> list[str]:
+        """``penalty SIDE -30s [why]``: time off (or, with +, added to) SIDE's clock."""
+        from qizhong.core import tcspec
+
+        if len(args) < 2 or args[1][:1] not in "+-":
+            raise _error("penalty SIDE -TIME or +TIME, such as penalty red -30s")
+        try:
+            reader = tcspec._Reader(args[1][1:])  # the time control's durations: 30s, 1m
+            ms = reader.duration("the penalty")
+            if not reader.done():
+                reader.fail("expected a time such as 30s")
+        except tcspec.SpecError as e:
+            raise _error("penalty: %s" % e.msg) from None
+        ms = -ms if args[1][0] == "-" else ms
+        return self._lines(self.session.penalty(self._one(args), ms, " ".join(args[2:])))
 
     def _win(self, args: list[str]) -> list[str]:
         return self._lines(self.session.declare(self._one(args), " ".join(args[1:])))
