@@ -115,9 +115,7 @@ def main() -> int:
                 journal_bytes = os.path.getsize(out + ".journal")
                 a = time.monotonic()
                 clock = Clock(sim.serial_path, timeout=5.0)
-                con, lines = cli_arbiter.open_console(
-                    args_for("--port", sim.serial_path), clock
-                )
+                con, lines = cli_arbiter.open_console(args_for("--port", sim.serial_path), clock)
                 resume_ms = (time.monotonic() - a) * 1000
                 print(lines[0].strip())
                 s = con.session

@@ -284,7 +284,7 @@ def test_a_console_killed_with_sigkill_is_resumed_by_a_new_one(tmp_path):
         t += 5000
         sim.press(1, t)  # Black's move, made while no console runs
         sim.run_to(t + 500)
-        con = ConsoleProcess("--port", sim.serial_path, "--timeout", "5")
+        con = ConsoleProcess("--port", sim.serial_path, "--out", str(out), "--timeout", "5")
         said = con.read_until("resumed from")
         assert said == "   resumed from %s.journal: 3 moves, fouls 0-1" % out
         con.type("车9平8", "Black 车9平8: 5.0 used")
@@ -295,3 +295,49 @@ def test_a_console_killed_with_sigkill_is_resumed_by_a_new_one(tmp_path):
         assert rec.headers["Result"] == "0-1" and len(rec.moves) == 4
         assert rec.clocks[1::2] == [908000, 913000]  # 15m+10s: 2 s, then 5 s used
         assert "foul 1 for Black" in " ".join(rec.comments)
+
+
+def test_a_flag_while_the_console_is_down_is_ruled_on_resume(tmp_path):
+    """docs/arbiter.md: a flag while no console watched is ruled as it comes in;
+    ``--resume JOURNAL`` picks the game up by its journal."""
+    out = tmp_path / "flag.sgf"
+    with Sim(open_link=False) as sim:
+        clock = Clock(sim.serial_path, timeout=5.0)
+        argv = ("--game", "go", "--size", "9", "--spec", "1m byoyomi 1x10s", "--out", str(out))
+        con, _ = cli_arbiter.open_console(arbiter_args("--port", sim.serial_path, *argv), clock)
+        con.handle("start")
+        con.handle("E5")
+        sim.press(1, 2000)  # Black's lever is the right one (EQ-1)
+        con.poll(0.2)
+        clock.close()  # the console dies; White never moves
+        sim.run_to(200000)
+        clock = Clock(sim.serial_path, timeout=5.0)
+        resume = arbiter_args("--port", sim.serial_path, "--resume", str(out) + ".journal")
+        os.unlink(cli_arbiter._pointer("sim"))  # by the journal alone
+        con, lines = cli_arbiter.open_console(resume, clock)
+        assert lines == ["   resumed from %s.journal: 1 moves" % out]
+        got = con.poll(0.5)
+        assert any("Black wins: White's time is up (B+T)" in g for g in got), got
+        assert go_sgf.read(out.read_bytes()).result == "B+T"
+        con.close()
+        clock.close()
+
+
+def test_a_console_away_longer_than_the_clock_keeps_events_says_how_many_it_missed(tmp_path):
+    """The clock keeps its last 256 events: a console away for more says so."""
+    out = tmp_path / "long.sgf"
+    with Sim(open_link=False) as sim:
+        clock = Clock(sim.serial_path, timeout=5.0)
+        argv = ("--game", "go", "--size", "19", "--out", str(out))
+        con, _ = cli_arbiter.open_console(arbiter_args("--port", sim.serial_path, *argv), clock)
+        con.handle("start")
+        clock.close()
+        for i in range(300):  # 300 moves made while no console watched
+            sim.press(1 - i % 2, 1000 * (i + 1))
+        clock = Clock(sim.serial_path, timeout=5.0)
+        con, lines = cli_arbiter.open_console(arbiter_args("--port", sim.serial_path), clock)
+        assert lines[0] == "   resumed from %s.journal: 0 moves" % out
+        missed = [ln for ln in lines if "no longer kept" in ln]
+        assert len(missed) == 1 and int(missed[0].split()[1]) >= 300 - 256, lines
+        con.close()
+        clock.close()
