@@ -341,3 +341,43 @@ def test_a_console_away_longer_than_the_clock_keeps_events_says_how_many_it_miss
         assert len(missed) == 1 and int(missed[0].split()[1]) >= 300 - 256, lines
         con.close()
         clock.close()
+
+
+def test_ctrl_c_inside_an_action_leaves_it_to_finish_on_resume(tmp_path):
+    """Ctrl-C lands while ``claim black`` waits for the clock: the journal ends
+    with that action, and the resumed console finishes it: one foul, 2 min once."""
+    out = tmp_path / "cc.pgn"
+    with Sim(open_link=False) as sim:
+        clock = Clock(sim.serial_path, timeout=5.0)
+        argv = ("--port", sim.serial_path, "--out", str(out))
+        con, _ = cli_arbiter.open_console(arbiter_args(*argv), clock)
+        con.handle("start")
+        con.handle("炮二平五")
+        sim.press(0, 2000)
+        con.poll(0.2)
+        black = clock.status().left[1]
+
+        def interrupted(*args):
+            raise KeyboardInterrupt
+
+        clock.penalty = interrupted
+        with pytest.raises(KeyboardInterrupt):
+            con.handle("claim black")
+        said = con.close()  # as the terminal loop does after Ctrl-C
+        assert said[-1] == "   the game goes on: `qizhong arbiter` on this clock resumes it"
+        clock.close()
+        clock = Clock(sim.serial_path, timeout=5.0)
+        con, lines = cli_arbiter.open_console(arbiter_args(*argv), clock)
+        assert lines == ["   resumed from %s.journal: 1 moves, fouls 0-1" % out]
+        assert clock.status().left[1] == black - 120000  # taken once, on resume
+        con.handle("马8进7")
+        sim.press(1, 5000)
+        con.poll(0.2)
+        con.close()
+        clock.close()
+        clock = Clock(sim.serial_path, timeout=5.0)  # and once more: all of it replays
+        con, lines = cli_arbiter.open_console(arbiter_args(*argv), clock)
+        assert lines == ["   resumed from %s.journal: 2 moves, fouls 0-1" % out]
+        assert con.session.played[1].clock_ms == black - 120000 - 3000 + 10000
+        con.close()
+        clock.close()

@@ -40,7 +40,7 @@ from typing import IO, Any
 from qizhong.clocks.driver import Clock, Status
 from qizhong.clocks.link import CommandError, Event
 
-__all__ = ["Journal", "JournalError", "Tape", "journal_path", "read"]
+__all__ = ["Journal", "JournalError", "Tape", "journal_path", "last_event", "read"]
 
 VERSION = 1
 
@@ -165,6 +165,19 @@ def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str
     return header, actions, good
 
 
+def last_event(actions: list[tuple[list[Any], list[dict[str, Any]]]]) -> int:
+    """The last clock event a journal's session knew of: the clock's last when
+    the game began, or the last event the clock reported to it since."""
+    last = 0
+    for typed, answers in actions:
+        for entry in answers:
+            if typed == ["new"] and entry.get("c") == "status" and "r" in entry and not last:
+                last = int(entry["r"]["seq"])
+            if entry.get("c") in ("events", "since") and entry.get("r"):
+                last = max(last, max(int(ev[0]) for ev in entry["r"]))
+    return last
+
+
 class Journal:
     """The journal file of one game, and the ``Tape`` between the session and the clock."""
 
@@ -173,6 +186,7 @@ class Journal:
         self.tape = Tape(clock, self._entry)
         self._f = f
         self._held: list[dict[str, Any]] | None = None  # a poll's answers, until one matters
+        self.broken = False  # an action was cut short: nothing more is written
 
     @classmethod
     def create(cls, path: str, clock: Clock, header: dict[str, Any]) -> Journal:
@@ -199,6 +213,8 @@ class Journal:
         self._f.close()
 
     def _line(self, entry: dict[str, Any]) -> None:
+        if self.broken:
+            return
         self._f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
         self._f.write(b"\n")
         self._f.flush()
@@ -227,6 +243,11 @@ class Journal:
         tape.recording = True
         try:
             yield
+        except BaseException:
+            # Cut short (Ctrl-C, the clock gone): the journal ends here, so that
+            # this action is its last and runs on from where it stopped on resume.
+            self.broken = True
+            raise
         finally:
             tape.recording = False
             self._held = None

@@ -557,14 +557,24 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
     from qizhong.arbiter.session import ArbiterError
 
     header, actions, good = jr.read(jpath)
+    if header["clock"].get("id") != clock.hello.id:
+        raise ArbiterError("%s is the game on clock %s; this is clock %s" % (
+            jpath, header["clock"].get("id"), clock.hello.id))  # fmt: skip
     if not actions or actions[0][0] != ["new"]:
         raise ArbiterError("%s: the game never started; remove it to start again" % jpath)
     ns = argparse.Namespace(**header["args"])
     journal = jr.Journal.reopen(jpath, clock, good)
     tape = journal.tape
     last = len(actions) - 1
+    # The link starts after the last event the journal has: an action the stop
+    # cut short may run on live, and must not be handed the old ones again.
+    seen = jr.last_event(actions)
+    if seen:
+        clock.link.skip_to(seen)
+    late = clock.status().seq  # events up to here came while no console watched
     with journal.replaying(actions[0][1], last == 0):
         session = make_session(ns, cast("Clock", tape))
+    session.late_upto = late
     session.hold_record = True
     console = Console(session, journal=journal)
     for i, (typed, answers) in enumerate(actions[1:], 1):
@@ -577,10 +587,7 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
     lines = []
     if header["clock"].get("boot") != clock.hello.boot:
         lines.append("!  the clock restarted since (power): its events since are those it kept")
-    # The clock's events after the last one journaled (it keeps 256).
-    clock.link.skip_to(max(tape.last_seq, session.start_seq))
-    clock.link.sync()
-    session.late_upto = clock.link.last_seq
+    clock.link.sync()  # the clock's events after the last one journaled (it keeps 256)
     if clock.link.lost:
         lines.append("!  %d of the clock's events were no longer kept" % clock.link.lost)
     session.keep(str(header["record"]), claim=False)
