@@ -653,10 +653,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``qizhong arbiter``."""
     s = sub.add_parser(
         "arbiter",
-        help="the arbiter's console: the record synced with the clock",
+        help="the arbiter's console: the record synced with the clock (resumes a stopped one)",
         description="Keep a game's record at the table, synced with the clock's presses, "
         "and apply the rules with the clock's times (docs/arbiter.md). Type moves as they "
-        "are made; `help` lists the commands. The record (PGN or SGF) is written at the end.",
+        "are made; `help` lists the commands. The record (PGN or SGF) is kept on disk after "
+        "every move; a console that stops is resumed by the next `qizhong arbiter` on the clock.",
     )
     s.add_argument("--game", choices=["xiangqi", "go"], default="xiangqi")
     s.add_argument("--port", help="serial device (default: $QIZHONG_PORT, or the one Pico)")
