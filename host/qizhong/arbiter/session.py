@@ -25,6 +25,10 @@ penalties, the knock bonus (EQ-5), a restored turn after a press without a
 move (XQ-R19), and at the end ``finish`` with the result, which the displays
 show (WIN / LOSS / DRAW).
 
+``keep(path)`` keeps the record in a file from then on, whole after every
+change (``qizhong.records.files``); the console also journals the session
+(``qizhong.arbiter.journal``) so that a stopped console resumes the game.
+
 Sides are ints as on the clock: 0 moves first (Red; Black in Go), 1 second.
 Every action returns the ``Notice`` list it caused (rulings, the end, and
 whatever the clock reported meanwhile); ``poll`` returns the notices of clock

@@ -42,7 +42,7 @@ def claim(path: str, data: bytes) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
-        raise RecordFileError("%s exists: give another --out (records are never overwritten)"
+        raise RecordFileError("%s exists: records are never written over another file"
                               % path) from None  # fmt: skip
     except OSError as e:
         raise RecordFileError("cannot write %s: %s" % (path, e.strerror)) from None
