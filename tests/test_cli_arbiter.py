@@ -140,10 +140,21 @@ def test_the_command_for_go_and_its_errors(pty, tmp_path, monkeypatch, capsys):
     args = arbiter_args("--port", pty.serial_path, "--spec", "15m+")
     assert cli_clock.run(args.func, args) == 2
     assert "bad time control" in capsys.readouterr().err
-    args = arbiter_args("--port", pty.serial_path, "--out", str(out))  # exists
+    # #13 item 3: a taken --out is refused at the start, before the clock is touched.
+    taken = tmp_path / "taken.pgn"
+    taken.write_text("an earlier game")
+    before = pty.status()["seq"]
+    pty.link.close()  # one program at a time owns the port (#12)
+    args = arbiter_args("--port", pty.serial_path, "--out", str(taken))
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
-    assert cli_clock.run(args.func, args) == 0
-    assert "exists: not overwritten" in capsys.readouterr().out
+    assert cli_clock.run(args.func, args) == 2
+    assert "taken.pgn exists: give another --out" in capsys.readouterr().err
+    assert taken.read_text() == "an earlier game" and pty.status()["seq"] == before
+    pty.link.close()
+    args = arbiter_args("--game", "go", "--port", pty.serial_path, "--out", str(out))
+    assert cli_clock.run(args.func, args) == 2  # a finished game's record and journal
+    assert "g.sgf exists (a finished game)" in capsys.readouterr().err
+    assert go_sgf.read(out.read_bytes()).result == "B+R"
 
 
 def test_the_byoyomi_readings_show_next_to_the_clocks(sim):

@@ -171,7 +171,9 @@ class XiangqiSession(GameSession):
     # -- presses ---------------------------------------------------------------------
 
     def _unpaired(self, press: Press) -> None:
-        if self.strict:
+        # A press made while no console watched (it came back: ``late_upto``),
+        # or behind one, waits for its move like a late entry: nobody saw it.
+        if self.strict and press.seq > self.late_upto and not self._open:
             self._no_move(press)
         else:
             super()._unpaired(press)

@@ -461,6 +461,15 @@ class Link:
             if self._pending or self._renumber is not None:
                 self._ask_since()
 
+    def skip_to(self, seq: int) -> None:
+        """Hand out nothing up to ``seq``: the next event handed out is ``seq + 1``
+        (what came before is another user's business, or already seen)."""
+        self.last_seq = seq
+        self._ready = []
+        for s in [s for s in self._pending if s <= seq]:
+            del self._pending[s]
+        self._deliver()
+
     def take_events(self) -> list[Event]:
         """The events that arrived since the last call, in order, each once."""
         out = self._ready
