@@ -383,6 +383,9 @@ class Link:
 
     def _restart(self, old_boot: str, new_boot: str) -> None:
         """The clock restarted: fetch everything it keeps of its new boot."""
+        if self._was is not None:  # a boot event had already made the old boot unknown
+            old_boot = old_boot or self._was[0]
+            self._was = None
         self._renumber = (old_boot, self.last_seq)
         self.boot = new_boot
         self.last_seq = 0
