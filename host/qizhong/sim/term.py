@@ -11,7 +11,7 @@ mapping). The log gives the clock's events with times as a clock shows
 them, and each voice cue once, as the speaker plays it. After the run, the
 speaker's sound (voice cues and buzzer) is in a WAV file.
 
-Keys (``KEYS``; ``qizhong demo`` takes the same): ``a``/``l`` the left/right
+Keys (``sim/keys``, the same in ``qizhong demo``): ``a``/``l`` the left/right
 lever, space start/pause/resume, ``k`` knock the clock over, ``+``/``-`` the
 left/right player knocked it (and in the setup menu: the next/previous
 choice), ``m`` the setup menu (again: cancel), ``o`` ok (step on, apply),
@@ -33,26 +33,9 @@ import tty
 from qizhong.core import face
 from qizhong.sim import audio
 from qizhong.sim.demo import fit, fmt_clock, width
+from qizhong.sim.keys import HELP, KEYS, QUIT
 from qizhong.sim.simulator import Sim, SimError
 
-# key -> (what the board gets, its argument)
-KEYS: dict[str, tuple[str, str]] = {
-    "a": ("lever", "0"),
-    "l": ("lever", "1"),
-    " ": ("key", "start"),
-    "k": ("tilt", ""),
-    "+": ("key", "plus"),
-    "=": ("key", "plus"),  # + without shift
-    "-": ("key", "minus"),
-    "m": ("key", "menu"),
-    "o": ("key", "ok"),
-    "n": ("new", ""),
-}
-HELP = (
-    "a / l  left / right lever    space  start · pause · resume    k  knock over",
-    "+ / -  left / right player knocked it (setup: next / previous choice)",
-    "m  setup menu (again: cancel)   o  ok: next step, apply   n  new game   q  quit",
-)
 ROWS, COLS = 24, 80
 BOX_W = 32  # a display: 128 px in 4-px quadrant cells
 DIGIT_TOP = 12  # px: the digits' rows (the status bar above is drawn as text)
@@ -240,7 +223,7 @@ class Term:
 
     def key(self, ch: str, now: float = 0.0) -> bool:
         """One key; False means quit."""
-        if ch in ("q", "Q", "\x04"):
+        if ch in QUIT:
             return False
         action = KEYS.get(ch)
         if action is None:
