@@ -7,7 +7,7 @@
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
+PIP     := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 RUN     := $(VENV)/.run
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
