@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from qizhong.cli import clock as cli_clock
+from qizhong.cli.ruleref import see_rules
 
 if TYPE_CHECKING:  # the sessions load with the console, not with every `qizhong` command
     from qizhong.arbiter.go import GoSession
@@ -42,7 +43,8 @@ offer SIDE | accept | decline     draw offers (XQ-R18)
 resign SIDE | phone SIDE          resignation; a phone (XQ-R25)
 knock SIDE                        SIDE knocked the clock over (EQ-5)
 draw [why] | win SIDE [why]       the arbiter's ruling
-undo | moves | status | save [PATH] | quit"""
+undo | moves | status | save [PATH] | quit
+rule IDs (XQ-R19, EQ-5 ...): see docs/rules.md"""
 
 _GO_HELP = """\
 moves: type the point (Q16) or pass as each stone is placed; ? lists points.
@@ -53,7 +55,8 @@ dead POINT...                     mark (or unmark) dead chains, after play
 score | count                     the area count (GO-6, GO-7); count ends the game
 knock SIDE                        SIDE knocked the clock over (EQ-5)
 foul SIDE [why] | draw [why] | win SIDE [why]
-undo | moves | status | save [PATH] | quit"""
+undo | moves | status | save [PATH] | quit
+rule IDs (GO-5, EQ-5 ...): see docs/rules.md"""
 
 
 class Console:
@@ -131,7 +134,7 @@ class Console:
             else:
                 out += self._lines(self._move(text))
         except ArbiterError as e:
-            out.append("?  %s" % e)
+            out.append(see_rules("?  %s" % e))
         return out + self._after()
 
     def poll(self, timeout: float = 0.0) -> list[str]:
@@ -290,7 +293,7 @@ class Console:
             self.saved = self.session.save(path)
         except ArbiterError as e:
             self.saved = ""  # tried: not again at every line
-            return ["?  %s" % e]
+            return [see_rules("?  %s" % e)]
         return ["   record written to %s" % path]
 
     def _quit(self, args: list[str]) -> list[str]:

@@ -14,6 +14,7 @@ import os
 import sys
 
 from qizhong import timecontrol as tcs
+from qizhong.cli.ruleref import see_rules
 from qizhong.clocks.driver import DRAW, PICO_USB, Clock, Status
 from qizhong.clocks.link import CommandError, Event, LinkError
 
@@ -286,13 +287,12 @@ def run(func, args: argparse.Namespace) -> int:
     try:
         return int(func(args))
     except CommandError as e:
-        print(
-            "qizhong: the clock refused %s: %s (%s)" % (e.verb, e.message, e.code), file=sys.stderr
-        )
+        text = "qizhong: the clock refused %s: %s (%s)" % (e.verb, e.message, e.code)
+        print(see_rules(text), file=sys.stderr)
         return 3
     except LinkError as e:
         print("qizhong: %s" % e, file=sys.stderr)
         return 1
     except ValueError as e:
-        print("qizhong: %s" % e, file=sys.stderr)
+        print(see_rules("qizhong: %s" % e), file=sys.stderr)
         return 2
