@@ -9,6 +9,7 @@ emulator (pyte), and every check is on what the 80x24 screen shows.
 import array
 import fcntl
 import os
+import re
 import select
 import struct
 import subprocess
@@ -199,6 +200,20 @@ def test_byoyomi_cues_once_the_flag_and_the_speakers_wav(screen_at, tmp_path):
     )
     assert len(samples) > rate * 63
     assert max(abs(v) for v in samples[rate * 621 // 10 :]) == 0  # and stops at 62 s
+
+
+def test_the_pairing_code_as_text(screen_at):
+    s = screen_at("xq-rapid", 500)  # ok three times within 2 s (docs/security.md)
+    s.wait("IDLE")
+    s.key("o", "IDLE")
+    s.key("o", "IDLE")
+    text = s.key("o", "PAIRING CODE")
+    code = [line.split("│")[1].strip() for line in s.lines()[3:10] if "│" in line]
+    assert "key: cancel" in text and "any key cancels" in text
+    groups = [line for line in code if re.fullmatch(r"[A-Z0-9]{4} [A-Z0-9]{4}", line)]
+    assert len(groups) == 2  # the 16-character code in four groups, on both displays
+    s.key("a", "0 moves")  # a press ends the pairing step
+    s.quit()
 
 
 def test_the_wav_is_written_after_a_silent_run(screen_at, tmp_path):
