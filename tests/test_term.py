@@ -222,3 +222,21 @@ def test_the_wav_is_written_after_a_silent_run(screen_at, tmp_path):
     out = s.quit()
     assert "0 voice cues, 0 buzzer sounds" in out
     assert (tmp_path / "out" / "sim-voice.wav").exists()
+
+
+def test_the_sides_follow_the_clocks_lever_setting():
+    from qizhong.sim import Sim
+    from qizhong.sim.term import Term
+
+    with Sim() as sim:  # virtual time, driven in-process
+        sim.command("config 5m")
+        term = Term(sim, "5m", 1000)
+        assert "RED · left lever a" in term.render()[1]
+        assert sim.command("levers black").startswith("ok")  # EQ-1: Black sits on the left
+        term.refresh()  # as the terminal does when an event comes
+        lines = term.render()
+        assert "BLACK · left lever a" in lines[1] and "RED · right lever l" in lines[1]
+        assert "the left lever is Black's" in "\n".join(lines)
+        term.key(" ")  # the start key starts Red's clock: the right-hand box runs
+        lines = term.render()
+        assert "▶ RED · right lever l" in lines[1] and "┏" in lines[1][37:]
