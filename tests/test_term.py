@@ -240,3 +240,19 @@ def test_the_sides_follow_the_clocks_lever_setting():
         term.key(" ")  # the start key starts Red's clock: the right-hand box runs
         lines = term.render()
         assert "▶ RED · right lever l" in lines[1] and "┏" in lines[1][37:]
+
+
+def test_sigterm_stops_the_firmware_and_writes_the_wav(screen_at, tmp_path):
+    s = screen_at("xq-rapid", 1000)
+    s.wait("IDLE")
+    children = subprocess.run(
+        ["pgrep", "-P", str(s.proc.pid)], capture_output=True, text=True
+    ).stdout.split()
+    assert children  # the firmware's interpreter
+    s.proc.terminate()
+    assert s.proc.wait(timeout=TIMEOUT_S) == 128 + 15
+    for pid in children:  # gone with it, not left running
+        assert (
+            not os.path.exists("/proc/%s" % pid) or "zombie" in open("/proc/%s/status" % pid).read()
+        )
+    assert (tmp_path / "out" / "sim-voice.wav").exists()

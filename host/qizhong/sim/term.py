@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import sys
 import termios
 import time
@@ -32,7 +33,7 @@ import tty
 
 from qizhong.core import face
 from qizhong.sim import audio
-from qizhong.sim.demo import fit, fmt_clock, width
+from qizhong.sim.demo import _on_signal, _Stop, fit, fmt_clock, width
 from qizhong.sim.keys import HELP, KEYS, QUIT
 from qizhong.sim.simulator import Sim, SimError
 
@@ -128,12 +129,14 @@ class Term:
     ``step_ms`` > 0: the Sim runs in virtual time, and each key moves it on by
     that much first (scripted time); 0: real time, the caller pumps the Sim."""
 
+    LOG_KEEP = 500
+
     def __init__(self, sim: Sim, spec: str, step_ms: int = 0) -> None:
         self.sim = sim
         self.spec = spec
         self.step_ms = step_ms
         self.t = sim.now
-        self.log: list[str] = []
+        self.log: list[str] = []  # the last LOG_KEEP lines
         self.message = ""
         self.status: dict[str, str] = {}
         self.tc = ""
@@ -176,6 +179,7 @@ class Term:
             if on:
                 lines.append((t, 2, "🔔 buzzer"))
         self.log += ["%s %s" % (stamp(t), text) for t, _, text in sorted(lines)]
+        del self.log[: -self.LOG_KEEP]
         return any(new)
 
     def event_line(self, name: str, side: int, arg: int) -> str:
@@ -369,6 +373,9 @@ def main(spec: str, wav: str = "out/sim-voice.wav") -> int:
     saved = termios.tcgetattr(fd)
     out = sys.stdout
     code = 0
+    handlers = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # stop as after q: the firmware, the WAV
+        handlers[sig] = signal.signal(sig, _on_signal)
     try:
         tty.setcbreak(fd)
         out.write("\x1b[?1049h\x1b[?25l")  # the alternate screen, no cursor
@@ -401,10 +408,14 @@ def main(spec: str, wav: str = "out/sim-voice.wav") -> int:
                 dirty = True
     except KeyboardInterrupt:
         code = 130
+    except _Stop as e:
+        code = e.code
     except SimError as e:
         print("\r\nqizhong sim: %s" % e, file=sys.stderr)
         code = 1
     finally:
+        for sig, old in handlers.items():
+            signal.signal(sig, old)
         if sim.virtual and sim.world is not None:  # what the speaker started plays out
             try:
                 sim.run_to(sim.now + 3000)
