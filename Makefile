@@ -7,7 +7,7 @@
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
-PIP     := $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
+PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
 RUN     := $(VENV)/.run
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
@@ -20,8 +20,8 @@ all: test
 
 $(RUN): requirements.txt host/pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(PIP) -r requirements.txt
-	$(PIP) --no-deps --no-build-isolation -e host
+	$(PIP) --no-compile -r requirements.txt
+	$(PIP) --no-compile --no-deps --no-build-isolation -e host
 	touch $@
 
 $(STAMP): $(RUN) requirements/test.txt requirements/hardware.txt
