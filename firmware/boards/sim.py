@@ -7,8 +7,12 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
 
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
                   frame | quit | cut N
-  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX
+  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX [TEXT...]
                   | volume T V
+
+``fb`` carries a display's pixels, then each text the firmware drew on it
+since its last fill, as ``X,Y,HEX`` (the UTF-8 text in hex): the terminal
+clock prints the status line, the setup menu and the pairing code as text.
 
 In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
 ``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
@@ -41,6 +45,22 @@ STAMP_MAX_AGE_MS = 10000  # real time: an edge older than this is stamped when r
 _TICKS_MASK = 0x3FFFFFFF  # real time: T is the sender's CLOCK_MONOTONIC ms modulo 2**30
 
 
+class Frame(framebuf.FrameBuffer):
+    """A display's framebuffer that keeps the texts drawn on it since its last fill."""
+
+    def __init__(self, buf):
+        super().__init__(buf, 128, 64, framebuf.MONO_VLSB)
+        self.texts = []
+
+    def fill(self, c):
+        self.texts = []
+        super().fill(c)
+
+    def text(self, s, x, y, c=1):
+        self.texts.append("%d,%d,%s" % (x, y, s.encode().hex()))
+        super().text(s, x, y, c)
+
+
 class Board:
     NAME = "sim"
 
@@ -55,7 +75,7 @@ class Board:
         self.live_display = not self.virtual and os.getenv("QIZHONG_DISPLAY") != "0"
         self.stopped = False
         self.fb_buf = (bytearray(1024), bytearray(1024))
-        self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)
+        self.fb = tuple(Frame(b) for b in self.fb_buf)
         self.levers = (Lever(), Lever())
         self._kind = [0] * INPUTS
         self._arg = [0] * INPUTS
@@ -277,7 +297,7 @@ class Board:
         self._tell("cue %d %d" % (t, cue))
 
     def show(self, i):
-        self._tell("fb %d %s" % (i, self.fb_buf[i].hex()))
+        self._tell(" ".join(["fb %d %s" % (i, self.fb_buf[i].hex())] + self.fb[i].texts))
 
     # -- serial ------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, cast
 
 from qizhong.cli import clock as cli_clock
+from qizhong.cli.ruleref import see_rules
 
 if TYPE_CHECKING:  # the sessions load with the console, not with every `qizhong` command
     from qizhong.arbiter.chess import ChessSession
@@ -45,7 +46,8 @@ resign SIDE | phone SIDE          resignation; a phone (XQ-R25)
 knock SIDE                        SIDE knocked the clock over (EQ-5)
 penalty SIDE -30s|+1m [why]       time off (or added to) SIDE's clock
 draw [why] | win SIDE [why]       the arbiter's ruling
-undo | moves | status | save [PATH] | quit"""
+undo | moves | status | save [PATH] | quit
+rule IDs (XQ-R19, EQ-5 ...): see docs/rules.md"""
 
 _GO_HELP = """\
 moves: type the point (Q16) or pass as each stone is placed; ? lists points.
@@ -57,7 +59,8 @@ score | count                     the area count (GO-6, GO-7); count ends the ga
 knock SIDE                        SIDE knocked the clock over (EQ-5)
 penalty SIDE -30s|+1m [why]       time off (or added to) SIDE's clock
 foul SIDE [why] | draw [why] | win SIDE [why]
-undo | moves | status | save [PATH] | quit"""
+undo | moves | status | save [PATH] | quit
+rule IDs (GO-5, EQ-5 ...): see docs/rules.md"""
 
 _CHESS_HELP = """\
 moves: type them as they are made, SAN (Nf3), LAN (Ng1-f3) or UCI (g1f3), in the
@@ -194,7 +197,7 @@ class Console:
             else:
                 out += self._lines(self._move(text))
         except ArbiterError as e:
-            out.append("?  %s" % e)
+            out.append(see_rules("?  %s" % e))
         return out + self._after()
 
     def poll(self, timeout: float = 0.0) -> list[str]:
