@@ -26,6 +26,7 @@ from qizhong.rules.xiangqi import (
     NotationError,
     Outcome,
     Termination,
+    XiangqiError,
     perft,
 )
 
@@ -467,14 +468,17 @@ def test_perpetual_check_loses():
     assert rep.verdict == 1  # pyffish agrees: Black, to move, wins
 
 
-def test_perpetual_chase_loses_as_pyffish_judges_it():
-    # XQ-R15 (长捉), on pyffish's AXF verdict: Red's rook keeps hunting an
-    # unprotected cannon that keeps stepping aside.
+def test_perpetual_chase_loses_under_both_rule_sets():
+    # XQ-R15 (长捉): Red's rook keeps hunting an unprotected cannon that keeps
+    # stepping aside. The Chinese rules (default) and pyffish's AXF verdict agree.
     board = play("5k3/9/2c6/9/9/9/9/9/2R6/4K4 b - - 0 1",
                  ["c7d7", "c1d1", "d7c7", "d1c1"] * 2)  # fmt: skip
-    out = board.outcome()
-    assert out is not None and out.termination is Termination.PERPETUAL_CHASE
-    assert out.winner is Color.BLACK
+    for rules in ("cxa", "axf"):
+        out = board.outcome(repetition=rules)
+        assert out is not None and out.termination is Termination.PERPETUAL_CHASE
+        assert out.winner is Color.BLACK
+    with pytest.raises(XiangqiError):
+        board.outcome(repetition="fide")
 
 
 def test_plain_repetition_draws():
@@ -491,7 +495,9 @@ def test_check_and_idle_alternating_draws_and_says_so():
     board = play(CHECKS, ["a0a9", "e9e8", "a9a0", "e8e9"] * 2)
     out = board.outcome()
     assert out is not None and out.termination is Termination.REPETITION
-    assert out.winner is None and "2 of 4" in out.reason and "一将一捉" in out.reason
+    assert out.winner is None and "Red 2 将+2 闲" in out.reason and "不变作和" in out.reason
+    axf = board.outcome(repetition="axf")
+    assert axf is not None and axf.winner is None
 
 
 QUIET = ["a1a2", "i8i7", "a2a1", "i7i8"]  # two rounds, no check, no capture

@@ -329,7 +329,7 @@ class _Node:
     """One position of the game: what was played to reach it, and lazy caches."""
 
     __slots__ = ("captured", "check", "fen", "fmn", "groups", "hmc", "key", "legal",
-                 "legal_set", "move", "pieces", "turn")  # fmt: skip
+                 "legal_set", "move", "pieces", "rulings", "turn")  # fmt: skip
 
     def __init__(self, move: Move | None, captured: str, turn: Color, hmc: int, fmn: int):
         self.move = move
@@ -344,6 +344,7 @@ class _Node:
         self.check: bool | None = None
         self.pieces: dict[str, list[int]] | None = None
         self.groups: dict[str, dict[int, list[int]]] = {}
+        self.rulings: dict[str, object] | None = None  # xiangqi_repetition's, by rule set
 
 
 # Points each piece can ever stand on (Red's side; Black's mirror the ranks).
@@ -738,13 +739,14 @@ class Board:
         rep = self.repetition()
         return rep is not None and rep.count >= count
 
-    def outcome(self) -> Outcome | None:
+    def outcome(self, repetition: str = "cxa") -> Outcome | None:
         """The result if the rules end the game here, else ``None``.
 
         Checkmate and stalemate (困毙) lose (XQ-R15). On the third occurrence of
-        a position: perpetual check by one side loses (长将, XQ-R15), checks by
-        both sides draw; otherwise pyffish's AXF verdict decides: a perpetual
-        chase loses, anything else draws (不变作和, XQ-R16). Claims (natural move
+        a position, the repetition rules decide (XQ-R15, XQ-R16):
+        ``repetition="cxa"`` (the default) the Chinese competition rules'
+        棋例, as ``xiangqi_repetition.adjudicate`` rules them (docs/repetition.md);
+        ``"axf"`` the AXF rules as pyffish judges them. Claims (natural move
         limit, material on a flag) and the arbiter's decisions are not here.
         """
         turn = self.turn
@@ -754,6 +756,22 @@ class Board:
                                "%s is checkmated (将死)" % turn)  # fmt: skip
             return Outcome(Termination.STALEMATE, turn.other,
                            "%s has no legal move (困毙), a loss" % turn)  # fmt: skip
+        if repetition == "cxa":
+            if not self.is_repetition(3):
+                return None
+            from qizhong.rules import xiangqi_repetition
+
+            ruling = xiangqi_repetition.adjudicate(self, "cxa")
+            return None if ruling is None else ruling.outcome()
+        if repetition != "axf":
+            raise XiangqiError("repetition rules are cxa or axf, not %r" % (repetition,))
+        return self._axf_outcome()
+
+    def _axf_outcome(self) -> Outcome | None:
+        """The AXF repetition verdict: perpetual check by one side loses, checks
+        by both draw; otherwise pyffish's verdict decides: a perpetual chase
+        loses, anything else draws."""
+        turn = self.turn
         rep = self.repetition()
         if rep is None or rep.count < 3:
             return None
@@ -773,15 +791,8 @@ class Board:
             return Outcome(Termination.PERPETUAL_CHASE, loser.other,
                            "%s chased on every move of a threefold repetition (长捉, "
                            "as Fairy-Stockfish judges it under the AXF rules)" % loser)  # fmt: skip
-        mixed = [c for c in Color if checks[c]]
-        note = ""
-        if mixed:
-            c = mixed[0]
-            note = ("; %s checked on %d of %d moves: if the others were chases this is "
-                    "一将一捉, which the Chinese rules treat as forbidden: the arbiter rules"
-                    % (c, checks[c], moves[c]))  # fmt: skip
         return Outcome(Termination.REPETITION, None,
-                       "threefold repetition (不变作和)" + note)  # fmt: skip
+                       "threefold repetition (不变作和, AXF)")  # fmt: skip
 
     def is_game_over(self) -> bool:
         return self.outcome() is not None
