@@ -35,8 +35,20 @@ def test_the_console_plays_a_game_and_writes_the_record(sim, tmp_path):
     assert con.handle("g9e7") == ["2. Black 象7进5"]
     sim.press(1, 9000)
     assert con.handle("moves")[-1] == "   2. Black  象7进5  15:07 left, 3.0 used"
-    assert con.handle("claim black")[0].startswith("!! foul 1 for Black")
+    shown = con.handle("claim black")  # the engine proposes, with its reasons
+    assert shown[0].startswith("!  the engine proposes on the natural move limit (claimed by")
+    assert "1 and 1 of 30 moves since the last capture" in shown[1]
+    assert clock.status().left[1] == 907000
+    assert any(ln.startswith("!! foul 1 for Black") for ln in con.handle("confirm"))
     assert clock.status().left[1] == 907000 - 120000
+    assert con.handle("unrule")[0].startswith("*  the arbiter undoes the ruling")
+    assert clock.status().left[1] == 907000
+    con.handle("claim black")
+    assert con.handle("overrule")[0].startswith("?  overrule draw, red, black or play")
+    assert con.handle("overrule play the claim was withdrawn")[0].startswith("*  the arbiter")
+    assert con.handle("confirm")[0] == "?  no proposal stands: claim first"
+    con.handle("claim black")
+    con.handle("confirm")
     assert con.handle("foul black lever held")[-1] == "   record written to %s" % out
     assert "Red wins: Black has two fouls (XQ-R17)" in con.status()
     rec = xiangqi_pgn.read_game(out.read_bytes())

@@ -37,7 +37,11 @@ moves: type them as they are made, 记谱 (炮二平五), WXF (C2.5) or ICCS (h2
 start | pause | resume            the clock
 foul SIDE [why]                   a foul (XQ-R17: two lose)
 nomove SIDE                       pressed without moving (XQ-R19)
-claim SIDE [limit|rep]            natural move limit (XQ-R20) or repetition (XQ-R24)
+claim SIDE [limit|rep]            natural move limit (XQ-R20) or repetition (XQ-R24):
+                                  the engine proposes a ruling with its reasons
+confirm [note]                    confirm the engine's proposal
+overrule draw|red|black|play [why] overrule it (play: the game goes on)
+unrule                            undo the last ruling (a result, a foul, the time)
 offer SIDE | accept | decline     draw offers (XQ-R18)
 resign SIDE | phone SIDE          resignation; a phone (XQ-R25)
 knock SIDE                        SIDE knocked the clock over (EQ-5)
@@ -97,6 +101,9 @@ class Console:
                     "accept": lambda a: self._lines(xq.accept()),
                     "decline": lambda a: self._lines(xq.decline()),
                     "phone": lambda a: self._lines(xq.phone(self._one(a))),
+                    "confirm": lambda a: self._lines(xq.confirm(" ".join(a))),
+                    "overrule": self._overrule,
+                    "unrule": lambda a: self._lines(xq.undo_ruling()),
                 }
             )
         elif self.gs is not None:
@@ -263,6 +270,13 @@ class Console:
             return self._lines(s.claim_repetition(self._one(args)))
         raise _error("claim SIDE limit, or claim SIDE rep")
 
+    def _overrule(self, args: list[str]) -> list[str]:
+        s = self.xq
+        assert s is not None
+        if not args:
+            raise _error("overrule draw, red, black or play, then why")
+        return self._lines(s.overrule(args[0], " ".join(args[1:])))
+
     def _score(self, args: list[str]) -> list[str]:
         s = self.gs
         assert s is not None
@@ -408,6 +422,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
         fen=args.fen,
         knockout=True if args.knockout else None,
         strict=not args.late_entry,
+        repetition=args.repetition,
         Event=args.event or "",
         Site=args.site or "",
         Date=args.date or today.strftime("%Y.%m.%d"),
@@ -476,6 +491,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--late-entry",
         action="store_true",
         help="Xiangqi: a press may come before its move is typed; rule XQ-R19 with nomove",
+    )
+    s.add_argument(
+        "--repetition",
+        choices=["cxa", "axf"],
+        default="cxa",
+        help="Xiangqi repetition rules: cxa, the Chinese rules' 棋例 (default), or axf "
+        "(docs/repetition.md)",
     )
     s.add_argument("--size", type=int, default=19, choices=[9, 13, 19], help="Go board size")
     s.add_argument("--komi", default="7.5", help="Go komi in points (default 7.5 = 3¾ stones)")

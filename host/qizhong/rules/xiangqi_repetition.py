@@ -211,7 +211,7 @@ def _pseudo(sq: Sequence[str], red: bool) -> list[tuple[int, int]]:
         f, r = s % 9, s // 9
         kind = p.lower()
 
-        def add(nf: int, nr: int) -> None:
+        def add(nf: int, nr: int, s: int = s) -> None:
             if 0 <= nf <= 8 and 0 <= nr <= 9:
                 q = sq[nr * 9 + nf]
                 if not q or q.isupper() != red:
@@ -271,7 +271,7 @@ def _attacked_general(sq: Sequence[str], red: bool) -> bool:
     except ValueError:
         return True
     f, r = ks % 9, ks // 9
-    rook, cannon, horse, pawn, other = ("rcnpk" if red else "RCNPK")
+    rook, cannon, horse, pawn, other = "rcnpk" if red else "RCNPK"
     for df, dr in _ORTHO:  # rooks, cannons and the facing general on the lines
         nf, nr, seen = f + df, r + dr, 0
         while 0 <= nf <= 8 and 0 <= nr <= 9:
@@ -490,7 +490,7 @@ def adjudicate(board: xq.Board, rules: str = "cxa") -> Ruling | None:
         return None
     node = board._nodes[-1]
     cached = node.rulings.get(rules) if node.rulings else None
-    if cached is not None:
+    if isinstance(cached, Ruling):
         return cached
     ruling = _adjudicate(board, start, rules)
     if node.rulings is None:
