@@ -560,6 +560,6 @@ def test_declare_can_be_undone_and_a_proposal_lapses_when_play_goes_on(sim):
     game.declare("black", "Red left the hall")
     assert game.result.winner == BLACK
     game.undo_ruling()
-    assert not game.over
+    assert not game.over and clock.status().state == "paused"
     with pytest.raises(ArbiterError):
         game.undo_ruling()
