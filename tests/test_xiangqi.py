@@ -31,7 +31,7 @@ from qizhong.rules.xiangqi import (
 )
 
 V = "xiangqi"
-STYLES = ("chinese", "traditional", "wxf", "iccs")
+STYLES = ("chinese", "traditional", "xqbase", "wxf", "iccs")
 
 
 def play(fen: str | None, moves: list[str]) -> Board:
@@ -185,10 +185,12 @@ def test_the_opening_example_of_the_rules():
 def test_opening_moves_in_every_style():
     board = Board()
     m = Move.from_iccs("h2e2")
-    assert [board.notation(m, s) for s in STYLES] == ["炮二平五", "炮二平五", "C2.5", "H2-E2"]
+    assert [board.notation(m, s) for s in STYLES] == [
+        "炮二平五", "炮二平五", "炮二平五", "C2.5", "H2-E2"]  # fmt: skip
     board.push(m)
     m = Move.from_iccs("h9g7")
-    assert [board.notation(m, s) for s in STYLES] == ["马8进7", "馬8進7", "H8+7", "H9-G7"]
+    assert [board.notation(m, s) for s in STYLES] == [
+        "马8进7", "馬８進７", "马8进7", "H8+7", "H9-G7"]  # fmt: skip
     with pytest.raises(NotationError, match="style"):
         board.notation(m, "san")
     with pytest.raises(IllegalMoveError):
@@ -216,7 +218,7 @@ def test_front_and_rear_for_two_rooks_horses_or_cannons():
     board = Board("3k5/9/9/9/2c6/9/2c6/9/9/4K4 b - - 0 1")
     assert board.notation(Move.from_iccs("c3d3")) == "前炮平4"
     assert board.notation(Move.from_iccs("c5c4")) == "后炮进1"
-    assert board.notation(Move.from_iccs("c5c4"), "traditional") == "後炮進1"
+    assert board.notation(Move.from_iccs("c5c4"), "traditional") == "後炮進１"
 
 
 @pytest.mark.parametrize(
@@ -236,28 +238,52 @@ def test_front_and_rear_for_two_rooks_horses_or_cannons():
         # Five on one file: WXF gives the middle one its file number.
         ("3k5/4P4/4P4/4P4/4P4/4P4/9/9/9/4K4 w", "e6d6", "三兵平六", "P5.6"),
         ("3k5/4P4/4P4/4P4/4P4/4P4/9/9/9/4K4 w", "e8f8", "一兵平四", "++.4"),
-        # Two files with tandem pawns: xqbase numbers all of them from the right,
-        # front to back (g is Red's 三, c is 七); WXF gives the file, then + or -.
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g7g8", "一兵进一", "3++1"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g6f6", "二兵平四", "33.4"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g5h5", "三兵平二", "3-.2"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c6c7", "四兵进一", "7++1"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c5d5", "五兵平六", "7-.6"),
+        # Two files with tandem pawns: the file stays, with 前/中/后 on it (RULES.md
+        # §4; g is Red's 三, c is 七); WXF gives the file, then + or -.
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g7g8", "前兵三进一", "3++1"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g6f6", "中兵三平四", "33.4"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g5h5", "后兵三平二", "3-.2"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c6c7", "前兵七进一", "7++1"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c5d5", "后兵七平六", "7-.6"),
         # Black: files from Black's right (a is 1), front is the lower rank.
         ("3k5/9/9/9/9/4p4/4p4/9/9/4K4 b", "e3e2", "前卒进1", "P++1"),
-        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "c3b3", "一卒平2", "3+.2"),
-        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "e4f4", "四卒平6", "5-.6"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "c3b3", "前卒3平2", "3+.2"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "e4f4", "后卒5平6", "5-.6"),
         # A pawn alone on its file keeps its file even when others are doubled.
         ("3k5/9/9/9/9/2p1p3p/2p1p4/9/9/4K4 b", "i4i3", "卒9进1", "P9+1"),
     ],
 )
 def test_pawn_conventions(fen, iccs, chinese, wxf):
+    # NT (RULES.md §4): the official forms by default; every form reads back.
     board = Board(fen + " - - 0 1")
     move = Move.from_iccs(iccs)
     assert board.notation(move) == chinese
     assert board.notation(move, "wxf") == wxf
     assert board.parse_notation(chinese) == move
     assert board.parse_notation(wxf) == move
+
+
+@pytest.mark.parametrize(
+    "fen, iccs, official, xqbase",
+    [
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g7g8", "前兵三进一", "一兵进一"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g6f6", "中兵三平四", "二兵平四"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c5d5", "后兵七平六", "五兵平六"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "c3b3", "前卒3平2", "一卒平2"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "e4f4", "后卒5平6", "四卒平6"),
+        ("4k4/9/4P4/4P4/9/9/9/9/9/3K5 w", "e7d7", "前兵平六", "前兵平六"),  # one file: alike
+    ],
+)
+def test_xqbase_single_series_is_a_style(fen, iccs, official, xqbase):
+    # NT: several files with tandem pawns keep the file by default; xqbase's
+    # single series (一兵 ... 五兵) is the "xqbase" style; both read back.
+    board = Board(fen + " - - 0 1")
+    move = Move.from_iccs(iccs)
+    assert board.notation(move) == official
+    assert board.notation(move, "xqbase") == xqbase
+    assert board.parse_notation(official) == move
+    assert board.parse_notation(xqbase) == move
+    assert board.parse_notation(board.notation(move, "traditional")) == move
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,8 @@ __all__ = ["RESULTS", "Game", "PgnError", "decode", "read_game", "read_games", "
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "Red", "Black", "Result")
 _DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "Result": "*"}
-_FORMAT = {"chinese": "Chinese", "traditional": "Chinese", "wxf": "WXF", "iccs": "ICCS"}
+_FORMAT = {"chinese": "Chinese", "traditional": "Chinese", "xqbase": "Chinese", "wxf": "WXF",
+           "iccs": "ICCS"}  # fmt: skip
 _CLK_RE = re.compile(r"\[%clk\s+(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:\.(\d{1,3}))?\s*\]")
 _TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _NUMBER_RE = re.compile(r"^(\d+)\.+(?!\d)(.*)$")

@@ -30,11 +30,15 @@ Notation (RULES.md §4, NT): ``notation(move, style)`` writes
 
 - ``"chinese"`` (the default): 记谱, ``炮二平五`` / ``马8进7``; Red's files and
   counts in Chinese numerals, Black's in digits. Two like pieces on one file are
-  前/后 (never for advisors and elephants: 进/退 tells them apart). Pawns follow
-  xqbase's convention: the pawns on every file holding two or more of them are
-  ordered from the mover's right, front to back on each file; two such pawns are
-  前/后, three are 前/中/后, four or five are 一二三四五 (``二兵平四``).
-- ``"traditional"``: the same in traditional glyphs (``馬８進７`` is read too).
+  前/后 (never for advisors and elephants: 进/退 tells them apart). Pawns as
+  RULES.md §4 says: on one file, two are 前/后, three 前/中/后, four or five
+  一二三四五 from the front; when several files each hold two or more, the file
+  number stays, after 前/中/后 on that file (``前兵三进一``, ``后卒7平6``).
+- ``"traditional"``: the same in traditional glyphs, Black's digits full-width
+  as traditional texts write them (``馬８進７``).
+- ``"xqbase"``: the chinese style, but pawns in xqbase's single series: the pawns
+  on every file holding two or more are ordered from the mover's right, front
+  to back on each file, and numbered 一二三四五 across files (``二兵平四``).
 - ``"wxf"``: the WXF notation (``C2.5``, ``H8+7``, ``R+.3``; tandem pawns as
   WXF prescribes: ``P+``/``P3``/``P-``, ``++``/``--`` for four or five on a
   file, ``3+``/``33``/``3-`` when two files hold tandem pawns).
@@ -95,7 +99,7 @@ FILE_NAMES = "abcdefghi"
 NATURAL_LIMIT_MOVES = 30  # XQ-R16: 30 moves each without a capture
 NATURAL_LIMIT_CHECKS = 5  # XQ-R16: at most 5 checks of the claimant count
 
-STYLES = ("chinese", "traditional", "wxf", "iccs")
+STYLES = ("chinese", "traditional", "xqbase", "wxf", "iccs")
 
 
 class XiangqiError(ValueError):
@@ -883,14 +887,18 @@ class Board:
         trad = style == "traditional"
         glyph = (_GLYPHS_TRAD if trad else _GLYPHS)[color][pt]
         dir_ch = (_CN_DIR_TRAD if trad else _CN_DIR)[direction]
-        kind, value = self._cn_origin(move.from_square, pt, color)
+        kind, value = self._cn_origin(move.from_square, pt, color, style == "xqbase")
+        positions = _CN_POS_TRAD if trad else _CN_POS
         if kind == "file":
-            head = glyph + _number(color, int(value))
+            head = glyph + _number(color, int(value), trad)
         elif kind == "pos":
-            head = (_CN_POS_TRAD if trad else _CN_POS)[str(value)] + glyph
+            head = positions[str(value)] + glyph
+        elif kind == "posfile":  # 前兵三: several files hold tandem pawns (NT)
+            pos, fn = str(value).split(":")
+            head = positions[pos] + glyph + _number(color, int(fn), trad)
         else:
             head = _CN_NUM[int(value) - 1] + glyph
-        return head + dir_ch + _number(color, arg)
+        return head + dir_ch + _number(color, arg, trad)
 
     def _file_groups(self, symbol: str, color: Color) -> dict[int, list[int]]:
         """Pieces of ``symbol`` by the mover's file number, front to back (cached)."""
@@ -910,13 +918,23 @@ class Board:
         groups = self._file_groups(symbol, color)
         return [sq for fn in sorted(groups) if len(groups[fn]) > 1 for sq in groups[fn]]
 
-    def _cn_origin(self, sq: int, pt: PieceType, color: Color) -> tuple[str, int | str]:
+    def _cn_origin(self, sq: int, pt: PieceType, color: Color,
+                   xqbase: bool = False) -> tuple[str, int | str]:  # fmt: skip
         fn = _file_number(color, sq % 9)
         if pt in (K, A, B):
             return "file", fn
         tandem = self._tandem(_symbol(pt, color), color)
         if sq not in tandem:
             return "file", fn
+        if not xqbase:
+            groups = self._file_groups(_symbol(pt, color), color)
+            if sum(1 for g in groups.values() if len(g) > 1) > 1:
+                # NT: several files each with two or more pawns: the file stays,
+                # with 前/中/后 on it (at most three, five pawns in all).
+                line = groups[fn]
+                j = line.index(sq)
+                pos = FRONT if j == 0 else REAR if j == len(line) - 1 else MID
+                return "posfile", "%s:%d" % (pos, fn)
         i, n = tandem.index(sq), len(tandem)
         if n == 2:
             return "pos", FRONT if i == 0 else REAR
@@ -1158,9 +1176,12 @@ def _file_index(color: Color, number: int) -> int:
     return 9 - number if color is Color.RED else number - 1
 
 
-def _number(color: Color, n: int) -> str:
-    """Red writes Chinese numerals, Black digits (NT)."""
-    return _CN_NUM[n - 1] if color is Color.RED else str(n)
+def _number(color: Color, n: int, full_width: bool = False) -> str:
+    """Red writes Chinese numerals, Black digits (NT); traditional texts write
+    Black's digits full-width (``馬８進７``)."""
+    if color is Color.RED:
+        return _CN_NUM[n - 1]
+    return chr(0xFF10 + n) if full_width else str(n)
 
 
 def _destination(sq: int, pt: PieceType, color: Color, direction: int, arg: int) -> int | None:
