@@ -133,3 +133,27 @@ def test_own_move_generator_agrees_with_pyffish():
             board.push(rng.choice(moves))
     assert checked > 200
     assert pyffish.legal_moves(xq.VARIANT, xq.STARTING_FEN, [])  # the reference is live
+
+
+def test_docs_repetition_shows_what_the_engine_says(capsys):
+    # docs/repetition.md: the example runs as written and its rulings are the engine's.
+    doc = (pathlib.Path(__file__).parents[1] / "docs" / "repetition.md").read_text("utf-8")
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/repetition.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "1/2-1/2 None None"
+    cxa = doc.split("<!-- ruling:cxa -->\n```text\n", 1)[1].split("```", 1)[0]
+    assert out.startswith(cxa)
+    board = xq.Board(ISSUE_FEN)
+    for text in "车八进二 炮1进2 车八退二 炮1退2".split() * 2:
+        board.push_notation(text)
+    axf = doc.split("<!-- ruling:axf -->\n```text\n", 1)[1].split("```", 1)[0]
+    ruling = rp.adjudicate(board, "axf")
+    assert ruling is not None and "\n".join(ruling.lines()).endswith(axf.rstrip("\n"))
+    assert "%d worked cases" % len(CASES) in doc
+
+
+def test_the_module_examples():
+    import doctest
+
+    assert doctest.testmod(rp).failed == 0

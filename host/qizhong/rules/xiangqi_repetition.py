@@ -2,8 +2,8 @@
 """Repetition rulings (棋例) for Xiangqi: what each move of a repeated cycle does, and the verdict.
 
     >>> from qizhong.rules import xiangqi, xiangqi_repetition
-    >>> board = xiangqi.Board("4k4/9/9/9/9/9/9/9/9/R2K5 w - - 0 1")
-    >>> for m in ["a0a9", "e9e8", "a9a8", "e8e9"] * 2:
+    >>> board = xiangqi.Board("R3k4/9/9/9/9/9/9/9/9/3K5 b - - 0 1")
+    >>> for m in ["e9e8", "a9a8", "e8e9", "a8a9"] * 2:
     ...     board.push(xiangqi.Move.from_iccs(m))
     >>> ruling = xiangqi_repetition.adjudicate(board)
     >>> ruling.winner, ruling.pattern(xiangqi.Color.RED).name
@@ -160,8 +160,14 @@ class Ruling:
             "AXF rules, as Fairy-Stockfish judges them")  # fmt: skip
         out = ["repetition ruling under the %s:" % head]
         out += ["  %s" % m for m in self.moves]
-        out += ["  %s" % p for p in self.patterns]
-        out.append("  => %s [%s]" % (self.verdict, ", ".join("Art. " + a for a in self.articles)))
+        if self.rules == "axf":
+            out += ["  %s: %s (the moves as the Chinese rules class them)" % (p.color, p.name)
+                    for p in self.patterns]  # fmt: skip
+            out.append("  => %s [%s]" % (self.verdict, "; ".join(self.articles)))
+        else:
+            out += ["  %s" % p for p in self.patterns]
+            arts = ", ".join("Art. " + a for a in self.articles)
+            out.append("  => %s [%s]" % (self.verdict, arts))
         return out
 
     def text(self) -> str:
@@ -555,13 +561,13 @@ def _axf(board: xq.Board, moves: list[MoveClass], patterns: tuple[Pattern, Patte
     loser = None if out.winner is None else out.winner.other
     if out.termination is T.PERPETUAL_CHECK:
         verdict = "%s checks on every move (perpetual check): %s loses" % (loser, loser)
-        arts: tuple[str, ...] = ("AXF perpetual check",)
+        arts: tuple[str, ...] = ("AXF rules: perpetual check loses",)
     elif out.termination is T.PERPETUAL_CHASE:
         verdict = ("Fairy-Stockfish finds a perpetual chase by %s under the AXF rules: "
                    "%s loses" % (loser, loser))  # fmt: skip
-        arts = ("AXF perpetual chase",)
+        arts = ("AXF rules: perpetual chase loses, as pyffish finds it",)
     else:
         verdict = "no side breaks the AXF rules as Fairy-Stockfish judges them: draw"
-        arts = ("AXF repetition draw",)
+        arts = ("AXF rules: otherwise a draw",)
     return Ruling("axf", out.termination, out.winner, loser, verdict, arts, tuple(moves),
                   patterns)  # fmt: skip
