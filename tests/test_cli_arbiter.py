@@ -168,3 +168,25 @@ def test_the_byoyomi_readings_show_next_to_the_clocks(sim):
     con.poll()
     assert con.cue == "Black: 还剩 1 分"
     assert "BY1" in con.status()
+
+
+def test_a_repetition_ruling_at_the_console_from_a_pipe(pty, tmp_path, monkeypatch, capsys):
+    # --repetition axf: the engine proposes pyffish's verdict with the moves'
+    # reasons; the arbiter overrules it, undoes that, and confirms.
+    out = tmp_path / "rep.pgn"
+    fen = "3akab2/9/4b4/8p/6p2/5r3/P3P1c1P/c3B1N2/2C1A4/1R1AK1B2 w - - 0 1"
+    moves = "车八进二\n炮1进2\n车八退二\n炮1退2\n" * 2
+    script = moves + "overrule draw recorded so\nunrule\nconfirm\nquit\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    args = arbiter_args("--port", pty.serial_path, "--out", str(out), "--fen", fen,
+                        "--late-entry", "--repetition", "axf")  # fmt: skip
+    assert cli_clock.run(args.func, args) == 0
+    text = capsys.readouterr().out
+    assert "!  the engine proposes on the repetition: Fairy-Stockfish finds a perpetual " in text
+    assert "   8. Black 炮1退2: 捉 (chase) - black cannon a2 can take red horse g2" in text
+    assert "== draw: recorded so (the arbiter's ruling)" in text
+    assert "*  the arbiter undoes the ruling" in text
+    assert "== Black wins: Fairy-Stockfish finds a perpetual chase by Red" in text
+    rec = xiangqi_pgn.read_game(out.read_bytes())
+    assert rec.headers["Result"] == "0-1" and len(rec.moves) == 8
+    assert rec.headers["ArbiterRuling"].startswith("the arbiter confirms")

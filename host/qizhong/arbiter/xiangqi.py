@@ -112,6 +112,8 @@ class _Applied:
     penalty_side: int  # -1: no time was taken
     # run, left, moves, periods
     clock: tuple[int, tuple[int, int], tuple[int, int], tuple[int, int]]
+    idle: bool  # the clock had not started yet
+    proposal: Proposal | None  # the proposal ruled on, which stands again when undone
 
 
 class XiangqiSession(GameSession):
@@ -465,16 +467,22 @@ class XiangqiSession(GameSession):
         if last.ended:
             run, left, moves, periods = last.clock
             self.result = None
-            self._clock_call(lambda: self.clock.load(run, left, moves, periods, running=False))
+            if last.idle:  # not started yet: a fresh game under the same control
+                self._clock_call(self.clock.new_game)
+            else:
+                self._clock_call(lambda: self.clock.load(run, left, moves, periods))
             self.run = run
             self.running = False
         elif last.penalty_side >= 0:
             side = last.penalty_side
             self._clock_call(lambda: self.clock.penalty(side, FALSE_CLAIM_MS))
+        self.proposal = last.proposal
         text = "the arbiter undoes the ruling: %s" % last.text
         self._note(text)
-        self._say("rule", text + ("; the clock is paused: resume to play on" if last.ended
-                                  else ""))  # fmt: skip
+        paused = last.ended and not last.idle
+        self._say("rule", text + ("; the clock is paused: resume to play on" if paused else ""))
+        if self.proposal is not None:
+            self._say("info", "the engine's proposal stands again: %s" % self.proposal.verdict)
         return self._flush()
 
     def _take_proposal(self) -> Proposal:
@@ -490,7 +498,8 @@ class XiangqiSession(GameSession):
         run = st.run if st.run in (0, 1) else self._to_move()
         claims = copy.deepcopy(self.false_claims)
         snap = (run, st.left, st.moves, st.periods)
-        self.rulings.append(_Applied(text, False, list(self.fouls), claims, -1, snap))
+        idle = st.state == "idle"
+        self.rulings.append(_Applied(text, False, list(self.fouls), claims, -1, snap, idle, p))
         if p is not None:
             self._note("the engine proposes on the %s: %s" % (p.what, p.verdict))
             self.headers["EngineProposal"] = p.verdict

@@ -103,7 +103,7 @@ class Console:
                     "phone": lambda a: self._lines(xq.phone(self._one(a))),
                     "confirm": lambda a: self._lines(xq.confirm(" ".join(a))),
                     "overrule": self._overrule,
-                    "unrule": lambda a: self._lines(xq.undo_ruling()),
+                    "unrule": self._unrule,
                 }
             )
         elif self.gs is not None:
@@ -269,6 +269,19 @@ class Console:
         if what in ("rep", "repetition", "r", "重复"):
             return self._lines(s.claim_repetition(self._one(args)))
         raise _error("claim SIDE limit, or claim SIDE rep")
+
+    def _unrule(self, args: list[str]) -> list[str]:
+        s = self.xq
+        assert s is not None
+        was_over = s.over
+        out = self._lines(s.undo_ruling())
+        if was_over and not s.over and self.saved and self.saved == self.out:
+            # The record written at the end no longer holds: it is written again
+            # at the next end (it was this console's own file).
+            os.remove(self.saved)
+            self.saved = None
+            out.append("   %s removed: the game goes on" % self.out)
+        return out
 
     def _overrule(self, args: list[str]) -> list[str]:
         s = self.xq
