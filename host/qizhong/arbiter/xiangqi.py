@@ -10,7 +10,8 @@
     game.move("炮二平五")             # entered as Red makes it ...
     for note in game.poll(1.0):       # ... and paired with Red's press
         print(note)
-    game.claim_natural_limit("black")  # XQ-R20: checked on this record (XQ-R24)
+    game.claim_natural_limit("black")  # XQ-R20: checked on this record (XQ-R24) ...
+    game.confirm()                    # ... the engine proposes, the arbiter rules
     print(game.pgn())
 
 A session binds a ``Clock`` (the driver) to a rules engine's record. The

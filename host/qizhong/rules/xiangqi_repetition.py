@@ -340,13 +340,19 @@ def _mates(sq: Sequence[str], move: tuple[int, int], mover: xq.Color) -> bool:
     return _in_check(after, mover.other) and not _legal(after, mover.other)
 
 
-def _chases(sq: Sequence[str], mover: xq.Color, pawns: bool) -> dict[int, str]:
+def _chases(sq: Sequence[str], mover: xq.Color, pawns: bool, in_check: bool = False
+            ) -> dict[int, str]:  # fmt: skip
     """Captures ``mover`` (to move in ``sq``) could make that win material (24.3).
 
     Keys are target squares; values say who takes what and why it counts.
+    ``in_check``: the mover is in check in ``sq`` (the position before a move
+    that answers a check): its attacks count as they stand, though the check
+    keeps them from being legal just then, so that an attack already there is
+    not taken for a new one.
     """
     out: dict[int, str] = {}
-    for mv in _legal(sq, mover):
+    moves = _pseudo(sq, mover is xq.Color.RED) if in_check else _legal(sq, mover)
+    for mv in moves:
         frm, to = mv
         target, taker = sq[to], sq[frm]
         if not target or to in out:
@@ -443,7 +449,7 @@ def classify(board: xq.Board, start: int, pawns: frozenset[xq.Color] = frozenset
             continue
         counts = mover in pawns
         new = _chases(post, mover, counts)
-        old = _chases(pre, mover, counts)
+        old = _chases(pre, mover, counts, board._node_check(i - 1))
         fresh = {t: why for t, why in new.items() if t not in old}
         if fresh:
             targets = tuple(_describe(post[t], t) for t in sorted(fresh))
