@@ -368,7 +368,17 @@ def test_bad_move_text_is_refused_with_a_reason(fen, text, words):
 
 def _round_trip(board: Board) -> int:
     legal = board.legal_moves
+    pawns = [m for m in legal if board.piece_at(m.from_square).piece_type is xq.PieceType.PAWN]
     for style in STYLES:
+        if style == "xqbase":
+            # xqbase differs from chinese on tandem pawns only: the pawns' texts
+            # must differ from the other pieces' chinese texts and read back.
+            texts = [board.notation(m, "chinese") for m in legal if m not in pawns]
+            texts += [board.notation(m, style) for m in pawns]
+            assert len(set(texts)) == len(texts), (board.fen(), style)
+            for move in pawns:
+                assert board.parse_notation(board.notation(move, style)) == move
+            continue
         texts = [board.notation(m, style) for m in legal]
         assert len(set(texts)) == len(texts), (board.fen(), style)  # unambiguous output
         for move, text in zip(legal, texts, strict=True):
