@@ -157,3 +157,20 @@ def test_the_module_examples():
     import doctest
 
     assert doctest.testmod(rp).failed == 0
+
+
+@pytest.mark.parametrize(
+    "case_id, termination",
+    [
+        ("perpetual-check", xq.Termination.PERPETUAL_CHECK),
+        ("rook-chases-cannon", xq.Termination.PERPETUAL_CHASE),
+        ("rook-threatens-mate", xq.Termination.PERPETUAL_MATE_THREAT),
+        ("check-chase", xq.Termination.FORBIDDEN_REPETITION),
+        ("check-vs-chase", xq.Termination.PERPETUAL_CHECK),
+        ("both-chase", xq.Termination.REPETITION),
+    ],
+)
+def test_the_termination_names_the_broken_rule(case_id, termination):
+    case = next(c for c in CASES if c["id"] == case_id)
+    out = _play(case).outcome()
+    assert out is not None and out.termination is termination

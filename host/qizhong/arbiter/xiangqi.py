@@ -80,6 +80,8 @@ _REPETITIONS = (
     xiangqi.Termination.REPETITION,
     xiangqi.Termination.PERPETUAL_CHECK,
     xiangqi.Termination.PERPETUAL_CHASE,
+    xiangqi.Termination.PERPETUAL_MATE_THREAT,
+    xiangqi.Termination.FORBIDDEN_REPETITION,
 )
 
 

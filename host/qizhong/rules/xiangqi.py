@@ -267,7 +267,9 @@ class Termination(enum.Enum):
     CHECKMATE = "checkmate"
     STALEMATE = "stalemate"  # 困毙: the side without a move loses
     PERPETUAL_CHECK = "perpetual check"  # 长将 loses
-    PERPETUAL_CHASE = "perpetual chase"  # 长捉, as Fairy-Stockfish judges it (AXF)
+    PERPETUAL_CHASE = "perpetual chase"  # 长捉 (docs/repetition.md)
+    PERPETUAL_MATE_THREAT = "perpetual mate threat"  # 长杀, forbidden by the Chinese rules
+    FORBIDDEN_REPETITION = "forbidden repetition"  # 一将一捉, 一将一杀, 一杀一捉
     REPETITION = "repetition"  # 不变作和
     NATURAL_MOVE_LIMIT = "natural move limit"  # a true claim
     INSUFFICIENT_MATERIAL = "insufficient material"  # a draw claimed on a flag

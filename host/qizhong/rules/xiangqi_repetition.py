@@ -551,7 +551,8 @@ def _cxa(moves: list[MoveClass], patterns: tuple[Pattern, Pattern]) -> Ruling:
                       ("24.13", "25.3"), tuple(moves), patterns)  # fmt: skip
     bad = red if red.forbidden else black
     other = black if bad is red else red
-    term = T.PERPETUAL_CHECK if bad.perpetual_check else T.PERPETUAL_CHASE
+    term = {"长将": T.PERPETUAL_CHECK, "长捉": T.PERPETUAL_CHASE,
+            "长杀": T.PERPETUAL_MATE_THREAT}.get(bad.name, T.FORBIDDEN_REPETITION)  # fmt: skip
     arts = {"长将": ("24.9", "25.1"), "长杀": ("24.10", "24.13", "25.4"),
             "长捉": ("24.11", "24.13", "25.4")}.get(bad.name, ("24.13", "25.4"))  # fmt: skip
     return Ruling("cxa", term, other.color, bad.color,
