@@ -372,7 +372,7 @@ def _chases(sq: Sequence[str], mover: xq.Color, pawns: bool, in_check: bool = Fa
         gain = _VALUE[tp] - (_VALUE[ap] if protected else 0)
         if gain <= 0:
             continue  # a protected piece taken by one worth as much or more (24.15)
-        if any(_mates(after, r, mover.other) for r in replies):
+        if not in_check and any(_mates(after, r, mover.other) for r in replies):
             continue  # winning it would be mated at once (24.3)
         why = "unprotected" if not protected else "protected, but worth more than the taker"
         out[to] = "%s can take %s (%s)" % (_describe(taker, frm), _describe(target, to), why)
