@@ -238,8 +238,8 @@ def test_front_and_rear_for_two_rooks_horses_or_cannons():
         # Five on one file: WXF gives the middle one its file number.
         ("3k5/4P4/4P4/4P4/4P4/4P4/9/9/9/4K4 w", "e6d6", "三兵平六", "P5.6"),
         ("3k5/4P4/4P4/4P4/4P4/4P4/9/9/9/4K4 w", "e8f8", "一兵平四", "++.4"),
-        # Two files with tandem pawns: the file stays, with 前/中/后 on it (RULES.md
-        # §4; g is Red's 三, c is 七); WXF gives the file, then + or -.
+        # Two files with tandem pawns: the file stays, with 前/中/后 on it (NT;
+        # g is Red's 三, c is 七); WXF gives the file, then + or -.
         ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g7g8", "前兵三进一", "3++1"),
         ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g6f6", "中兵三平四", "33.4"),
         ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g5h5", "后兵三平二", "3-.2"),
@@ -254,7 +254,7 @@ def test_front_and_rear_for_two_rooks_horses_or_cannons():
     ],
 )
 def test_pawn_conventions(fen, iccs, chinese, wxf):
-    # NT (RULES.md §4): the official forms by default; every form reads back.
+    # NT: the official forms by default; every form reads back.
     board = Board(fen + " - - 0 1")
     move = Move.from_iccs(iccs)
     assert board.notation(move) == chinese

@@ -31,7 +31,7 @@ Notation (RULES.md §4, NT): ``notation(move, style)`` writes
 - ``"chinese"`` (the default): 记谱, ``炮二平五`` / ``马8进7``; Red's files and
   counts in Chinese numerals, Black's in digits. Two like pieces on one file are
   前/后 (never for advisors and elephants: 进/退 tells them apart). Pawns as
-  RULES.md §4 says: on one file, two are 前/后, three 前/中/后, four or five
+  the NT rules say: on one file, two are 前/后, three 前/中/后, four or five
   一二三四五 from the front; when several files each hold two or more, the file
   number stays, after 前/中/后 on that file (``前兵三进一``, ``后卒7平6``).
 - ``"traditional"``: the same in traditional glyphs, Black's digits full-width
