@@ -171,7 +171,8 @@ def test_a_console_dropped_mid_game_is_resumed_with_the_presses_made_meanwhile(t
             t += 2000
             sim.press(i % 2, t)
             con.poll(0.2)
-        assert con.handle("claim black")[0].startswith("!! foul 1 for Black")  # XQ-R20
+        assert con.handle("claim black")[0].startswith("!  the engine proposes")  # #14
+        assert con.handle("confirm")[0].startswith("!! foul 1 for Black")  # XQ-R20
         con.handle("车9平8")  # typed; Black's press comes while the console is down
         black = clock.status().left[1]
         clock.close()  # the process is gone: its journal is all that is left
@@ -344,7 +345,7 @@ def test_a_console_away_longer_than_the_clock_keeps_events_says_how_many_it_miss
 
 
 def test_ctrl_c_inside_an_action_leaves_it_to_finish_on_resume(tmp_path):
-    """Ctrl-C lands while ``claim black`` waits for the clock: the journal ends
+    """Ctrl-C lands while a confirmed ``claim black`` waits for the clock: the journal ends
     with that action, and the resumed console finishes it: one foul, 2 min once."""
     out = tmp_path / "cc.pgn"
     with Sim(open_link=False) as sim:
@@ -361,8 +362,9 @@ def test_ctrl_c_inside_an_action_leaves_it_to_finish_on_resume(tmp_path):
             raise KeyboardInterrupt
 
         clock.penalty = interrupted
+        con.handle("claim black")  # #14: a proposal; the arbiter's confirm rules it
         with pytest.raises(KeyboardInterrupt):
-            con.handle("claim black")
+            con.handle("confirm")
         said = con.close()  # as the terminal loop does after Ctrl-C
         assert said[-1] == "   the game goes on: `qizhong arbiter` on this clock resumes it"
         clock.close()

@@ -118,7 +118,8 @@ def play_game(table, g, kind, spec, moves):
         table.move(m)
     if kind == "xiangqi" and g == 0 and n == 0:  # XQ-R20: a false claim, 2 min off
         black = table.clock.status().left[1]
-        table.handle("claim black", "foul 1 for Black")
+        table.handle("claim black", "the engine proposes")  # #14: the arbiter rules
+        table.handle("confirm", "foul 1 for Black")
         assert table.clock.status().left[1] == black - 120000
     if kind == "xiangqi" and g == 0 and n == 1:  # the console dies; moves go on
         table.handle(moves[half], moves[half])

@@ -40,7 +40,11 @@ moves: type them as they are made, 记谱 (炮二平五), WXF (C2.5) or ICCS (h2
 start | pause | resume            the clock
 foul SIDE [why]                   a foul (XQ-R17: two lose)
 nomove SIDE                       pressed without moving (XQ-R19)
-claim SIDE [limit|rep]            natural move limit (XQ-R20) or repetition (XQ-R24)
+claim SIDE [limit|rep]            natural move limit (XQ-R20) or repetition (XQ-R24):
+                                  the engine proposes a ruling with its reasons
+confirm [note]                    confirm the engine's proposal
+overrule draw|red|black|play [why] overrule it (play: the game goes on)
+unrule                            undo the last ruling (a result, a foul, the time)
 offer SIDE | accept | decline     draw offers (XQ-R18)
 resign SIDE | phone SIDE          resignation; a phone (XQ-R25)
 knock SIDE                        SIDE knocked the clock over (EQ-5)
@@ -133,6 +137,9 @@ class Console:
                     "accept": lambda a: self._lines(xq.accept()),
                     "decline": lambda a: self._lines(xq.decline()),
                     "phone": lambda a: self._lines(xq.phone(self._one(a))),
+                    "confirm": lambda a: self._lines(xq.confirm(" ".join(a))),
+                    "overrule": self._overrule,
+                    "unrule": self._unrule,
                 }
             )
         elif self.gs is not None:
@@ -395,6 +402,18 @@ class Console:
             raise _error("cannot write %s: %s" % (args[0], e.strerror or e)) from None
         return ["   the position drawn to %s" % args[0]]
 
+    def _unrule(self, args: list[str]) -> list[str]:
+        s = self.xq
+        assert s is not None
+        return self._lines(s.undo_ruling())  # the kept record follows (no result)
+
+    def _overrule(self, args: list[str]) -> list[str]:
+        s = self.xq
+        assert s is not None
+        if not args:
+            raise _error("overrule draw, red, black or play, then why")
+        return self._lines(s.overrule(args[0], " ".join(args[1:])))
+
     def _score(self, args: list[str]) -> list[str]:
         s = self.gs
         assert s is not None
@@ -556,6 +575,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
         fen=args.fen,
         knockout=True if args.knockout else None,
         strict=not args.late_entry,
+        repetition=args.repetition,
         Event=args.event or "",
         Site=args.site or "",
         Date=today.strftime("%Y.%m.%d"),
@@ -575,7 +595,7 @@ def game_date(text: str) -> datetime.date:
 
 _KEPT_ARGS = ("game", "spec", "left", "red", "black", "white", "event", "site", "round",
               "date", "fen", "knockout", "late_entry", "size", "komi", "lang", "chess960",
-              "emt")  # fmt: skip
+              "emt", "repetition")  # fmt: skip
 
 
 def state_dir() -> str:
@@ -809,6 +829,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--chess960", type=int, metavar="N", help="chess: Chess960 from start position N (0-959)"
     )
     s.add_argument("--emt", action="store_true", help="chess: [%%emt] move times in the PGN")
+    s.add_argument(
+        "--repetition",
+        choices=["cxa", "axf"],
+        default="cxa",
+        help="Xiangqi repetition rules: cxa, the Chinese rules' 棋例 (default), or axf "
+        "(docs/repetition.md)",
+    )
     s.add_argument("--size", type=int, default=19, choices=[9, 13, 19], help="Go board size")
     s.add_argument("--komi", default="7.5", help="Go komi in points (default 7.5 = 3¾ stones)")
     s.set_defaults(func=cmd_arbiter)
