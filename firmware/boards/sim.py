@@ -7,7 +7,7 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
 
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
                   frame | quit | cut N
-  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX
+  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX T
                   | volume T V
 
 In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
@@ -48,7 +48,10 @@ class Board:
         self._ticks = 0  # the crystal's count in virtual time
         self.left_side = 0
         self.low_battery = False
-        self.live_display = not self.virtual and os.getenv("QIZHONG_DISPLAY") != "0"
+        # Displays draw themselves in real time (QIZHONG_DISPLAY=0: not), and in
+        # virtual time with QIZHONG_DISPLAY=live (each frame then goes out, stamped).
+        disp = os.getenv("QIZHONG_DISPLAY")
+        self.live_display = disp == "live" or (not self.virtual and disp != "0")
         self.stopped = False
         self.fb_buf = (bytearray(1024), bytearray(1024))
         self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)
@@ -73,6 +76,7 @@ class Board:
         port = int(os.getenv("QIZHONG_WORLD") or "0")
         self._sock = socket.socket()
         self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
+        self._sock.setsockopt(6, 1, 1)  # IPPROTO_TCP, TCP_NODELAY: a frame then "idle" go at once
         self._world = asyncio.StreamReader(self._sock)
         self._tell("hello sim 1")
         self.state_dir = None  # #8: the journal's folder, on the flash image
@@ -215,13 +219,20 @@ class Board:
         self._tell("cue %d %d" % (t, cue))
 
     def show(self, i):
-        self._tell("fb %d %s" % (i, self.fb_buf[i].hex()))
+        self._tell("fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now()))
 
     # -- serial ------------------------------------------------------------------
 
     def start_serial(self, app):
         self._app = app
-        self._serial.start(app)
+        self._serial.start(app, self._serial_done)
+
+    def _serial_done(self):
+        # A command changed the clock: draw it now, as the Pico's loop, woken
+        # by the command, would (the loop here may be waiting on the world).
+        app = self._app
+        if self.live_display and app.drawn < 0:
+            app.draw(self.now())
 
     def write_n(self, buf, n):
         return self._serial.write_n(buf, n)

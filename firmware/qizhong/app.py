@@ -15,7 +15,7 @@ one reply each, and every event out with a sequence number; the last
 from . import VERSION, auth, tcspec
 from . import clock as C
 from . import proto as P
-from .face import Face
+from .face import TENTHS_MS, Face
 
 # Board input kinds.
 IN_LEVER_DOWN = 1
@@ -68,7 +68,8 @@ class App:
         self.clock = C.Clock(tc, board.left_side)
         self.faces = (Face(board.fb[0]), Face(board.fb[1]))
         self.beep_until = -1
-        self.drawn = -1  # when the displays were last drawn
+        self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
+        self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
         self.menu = MENU_OFF
         self.menu_i = 0  # index into MENU_PRESETS
         self.menu_tc = tc
@@ -81,6 +82,7 @@ class App:
         self.last_reply = b""
         self.change_body = ""  # the last change and its reply: retried after a query
         self.change_reply = b""
+        self.unsent = b""  # a reply the link could not take yet
         # #8: the arbiter's key and counter (persist: auth.save/load/on_change)
         self.auth = auth.Guard(board.board_id)
         self.volume = 10
@@ -101,9 +103,9 @@ class App:
         self.note(EV_BOOT, -1, b.now(), restored)
         b.start_serial(self)
         while not b.stopped:
-            b.feed()  # the watchdog
             now = b.now()
             self.step(now)
+            b.feed()  # the watchdog: only after a whole pass (a stuck or starved loop resets)
             await b.wait(self.deadline(now))
 
     def step(self, now):
@@ -123,7 +125,7 @@ class App:
         if 0 <= self.beep_until <= now:
             b.beep(False, self.beep_until)
             self.beep_until = -1
-        if b.live_display and (self.drawn < 0 or now - self.drawn >= self.REFRESH_MS):
+        if b.live_display and (self.drawn < 0 or 0 <= self.redraw_at <= now):
             self.draw(now)
 
     def deadline(self, now):
@@ -135,11 +137,25 @@ class App:
             d = p
         if self.journal is not None:
             d = self.journal.deadline(self, d)
-        if self.board.live_display and self.clock.state == C.RUNNING:
-            r = now + self.REFRESH_MS
-            if d < 0 or r < d:
+        if self.board.live_display:
+            r = now if self.drawn < 0 else self.redraw_at  # a change not yet drawn: now
+            if r >= 0 and (d < 0 or r < d):
                 d = r
         return d
+
+    def next_redraw(self, now):
+        """When the faces next change by themselves (-1: not until something
+        happens). The digits round down, so a running side's whole seconds
+        turn over at ``now + left % 1000 + 1``; under TENTHS_MS (and in the
+        Xiangqi count, and in the hourglass, where the other side's time
+        grows) every REFRESH_MS. Waking only then keeps the loop quiet (#17)."""
+        c = self.clock
+        if self.menu or c.state != C.RUNNING or c.run < 0:
+            return -1
+        ms = c.left(c.run, now)
+        if ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing == tcspec.HOURGLASS:
+            return now + self.REFRESH_MS
+        return now + ms % 1000 + 1
 
     def draw(self, now):
         b = self.board
@@ -147,6 +163,7 @@ class App:
         if self.menu:
             self.draw_menu()
             self.drawn = now
+            self.redraw_at = -1
             return
         if self.auth.pairing(now) and c.state == C.RUNNING:
             self.auth.cancel()  # #8: a game started meanwhile ends the pairing step
@@ -155,11 +172,13 @@ class App:
                 self.auth.draw(b.fb[i])
                 b.show(i)
             self.drawn = now
+            self.redraw_at = self.auth.deadline()  # the code goes off by itself
             return
         for i in (0, 1):  # display 0 is the left one
             self.faces[i].draw(c, c.side_of_lever(i), now, b.low_battery)
             b.show(i)
         self.drawn = now
+        self.redraw_at = self.next_redraw(now)
 
     # -- inputs ----------------------------------------------------------------
 
@@ -266,6 +285,8 @@ class App:
             if not kind:
                 break
             t = c.ev_t
+            if kind != C.EV_CUE:
+                self.drawn = -1  # #17: every change is drawn by the next pass, not the next refresh
             if kind == C.EV_CUE:
                 if not self.muted:
                     b.say(c.ev_arg, t)
@@ -291,9 +312,22 @@ class App:
         """One byte from the host. Complete frames are executed and answered."""
         r = self.dec.push(b)
         if r == P.FRAME:
-            self.board.write(self.request(self.dec.body()))
+            self.reply(self.request(self.dec.body()))
         elif r < 0:
-            self.board.write(P.frame("r 0 err %s" % P.ERROR_CODES[r]))
+            self.reply(P.frame("r 0 err %s" % P.ERROR_CODES[r]))
+
+    def reply(self, frame):
+        """Send a reply, or keep it in ``unsent`` while the link is full (the
+        serial reader then reads no further request: every request gets its
+        reply, docs/protocol.md)."""
+        if not self.board.write(frame):
+            self.unsent = frame
+
+    def flush_reply(self):
+        """Try the reply that is waiting, if any; True when none waits now."""
+        if self.unsent and self.board.write(self.unsent):
+            self.unsent = b""
+        return not self.unsent
 
     def request(self, body):
         """One request body ``ID VERB ARGS``; returns the reply frame (bytes).

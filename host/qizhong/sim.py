@@ -60,6 +60,7 @@ class Sim:
         open_link: bool = True,
         display: bool = True,
         flash: str | None = None,
+        live_display: bool = False,
     ) -> None:
         """``firmware``: a folder with main.py (default: the repository's);
         ``options``: interpreter options such as ``("-X", "heapsize=64k")``;
@@ -68,7 +69,9 @@ class Sim:
         takes it back); ``display``: False stops a real-time board drawing
         its displays by itself (for many clocks at once); ``flash``: a
         littlefs image file (created if missing) for the power-loss journal
-        (#8, docs/journal.md): then ``power_cut`` and ``cut_after`` work."""
+        (#8, docs/journal.md): then ``power_cut`` and ``cut_after`` work;
+        ``live_display``: the displays draw themselves in virtual time too,
+        and every frame is kept in ``frame_log`` as (t, display, bytes)."""
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
@@ -76,6 +79,8 @@ class Sim:
         self.volumes: list[tuple[int, int]] = []
         self.events: list[tuple[str, int, int, int]] = []  # (name, side, t, arg)
         self.frames: dict[int, bytes] = {}
+        self.live_display = live_display
+        self.frame_log: list[tuple[int, int, bytes]] = []
         self.now = 0
         self.deadline = -1
         self._releases: list[tuple[int, int]] = []
@@ -94,7 +99,7 @@ class Sim:
         env["QIZHONG_TIME"] = "virtual" if virtual else "real"
         env["QIZHONG_SKEW_PPM"] = str(skew_ppm)
         env["QIZHONG_ID"] = board_id
-        env["QIZHONG_DISPLAY"] = "1" if display else "0"
+        env["QIZHONG_DISPLAY"] = "live" if live_display else "1" if display else "0"
         if flash:
             env["QIZHONG_FLASH"] = flash
         self.flash = flash
@@ -271,6 +276,8 @@ class Sim:
             self.cues.append((int(words[1]), int(words[2])))
         elif words[0] == "fb":
             self.frames[int(words[1])] = bytes.fromhex(words[2])
+            if self.live_display:
+                self.frame_log.append((int(words[3]), int(words[1]), self.frames[int(words[1])]))
         elif words[0] == "volume":
             self.volumes.append((int(words[1]), int(words[2])))
         else:
