@@ -231,7 +231,7 @@ class Board:
         # A command changed the clock: draw it now, as the Pico's loop, woken
         # by the command, would (the loop here may be waiting on the world).
         app = self._app
-        if self.live_display and app.drawn < 0:
+        if app is not None and self.live_display and app.drawn < 0:
             app.draw(self.now())
 
     def write_n(self, buf, n):
