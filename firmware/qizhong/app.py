@@ -16,6 +16,7 @@ from . import VERSION, auth, tcspec
 from . import clock as C
 from . import proto as P
 from .face import TENTHS_MS, Face
+from .journal import Journal  # #12: loaded with the rest, before the heap fragments
 
 # Board input kinds.
 IN_LEVER_DOWN = 1
@@ -96,8 +97,6 @@ class App:
         b = self.board
         restored = 0
         if b.state_dir:  # #8: come back from a power cut or a watchdog reset
-            from .journal import Journal
-
             self.journal = Journal(b.state_dir)
             restored = self.journal.start(self)
         self.note(EV_BOOT, -1, b.now(), restored)
