@@ -95,7 +95,9 @@ def plays(size_k, firmware=None, journal=True):
     with tempfile.TemporaryDirectory() as d:
         image = os.path.join(d, "flash.img") if journal else None
         try:
-            with Sim(firmware=firmware, flash=image, options=("-X", "heapsize=%dk" % size_k)) as sim:
+            with Sim(
+                firmware=firmware, flash=image, options=("-X", "heapsize=%dk" % size_k)
+            ) as sim:
                 sim.command("config 15m+10s")
                 sim.key("start", 0)
                 for i in range(40):
