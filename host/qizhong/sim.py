@@ -70,8 +70,9 @@ class Sim:
         its displays by itself (for many clocks at once); ``flash``: a
         littlefs image file (created if missing) for the power-loss journal
         (#8, docs/journal.md): then ``power_cut`` and ``cut_after`` work;
-        ``live_display``: the displays draw themselves in virtual time too,
-        and every frame is kept in ``frame_log`` as (t, display, bytes)."""
+        ``live_display``: the displays draw themselves in virtual time too;
+        then, and in real time, every frame is kept in ``frame_log`` as
+        (t, display, bytes)."""
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
@@ -276,7 +277,7 @@ class Sim:
             self.cues.append((int(words[1]), int(words[2])))
         elif words[0] == "fb":
             self.frames[int(words[1])] = bytes.fromhex(words[2])
-            if self.live_display:
+            if len(words) > 3 and (self.live_display or not self.virtual):
                 self.frame_log.append((int(words[3]), int(words[1]), self.frames[int(words[1])]))
         elif words[0] == "volume":
             self.volumes.append((int(words[1]), int(words[2])))
