@@ -424,6 +424,24 @@ class Board:
     def _irq_wake(self, _):
         self._flag.set()
 
+    def rebase(self, d):
+        """The time origin moved ``d`` ms later (App.rebase): the count and
+        every ms the board keeps. Lever stamps are raw ticks, converted
+        against ``_ref_ms``, so they follow."""
+        state = disable_irq()
+        self._mono.rebase(d)
+        self._ref_ms -= d
+        enable_irq(state)
+        for j in range(_TILT + 1):
+            if self._since[j] >= 0:
+                self._since[j] = max(0, self._since[j] - d)
+        self._battery_ms -= d
+        for i in (0, 1):
+            self._sent_ms[i] -= d
+            self._retry_ms[i] -= d
+        for k in range(INPUTS):
+            self._t[k] -= d
+
     # -- levers (hard IRQ: allocates nothing) ---------------------------------------
 
     def _irq_left(self, sm):

@@ -70,6 +70,7 @@ class Board:
             self._mono = Monotonic(self._skewed_ticks, time.ticks_diff)
         self._now = 0
         self._true = 0  # virtual time: the host's last "at"
+        self._base = 0  # board ms + _base = the host's ms (App.rebase moves the origin)
         self._want_frame = False
         self._app = None
         self._serial = Serial()
@@ -128,12 +129,13 @@ class Board:
             d = lv.settle_at()
             if d >= 0 and (deadline < 0 or d < deadline):
                 deadline = d
+        d = deadline + self._base if deadline >= 0 else -1  # in the host's time
         if self._want_frame and self._app is not None:
             self._want_frame = False
             self._app.draw(self.now())
-            self._tell("idle %d %d" % (self._true if self.virtual else self.now(), deadline))
+            self._tell("idle %d %d" % (self._true if self.virtual else self.now() + self._base, d))
         elif self.virtual:
-            self._tell("idle %d %d" % (self._true, deadline))
+            self._tell("idle %d %d" % (self._true, d))
         if self.virtual:
             line = await self._world.readline()
         else:
@@ -186,6 +188,17 @@ class Board:
         elif op == "tilt":
             self._push(A.IN_TILT, 0, t)
 
+    def rebase(self, d):
+        """The time origin moved ``d`` ms later (App.rebase). The host keeps
+        its own time: what goes to it is reported in host time (``_base``)."""
+        self._mono.rebase(d)
+        self._now -= d
+        self._base += d
+        for lv in self.levers:
+            lv.rebase(d)
+        for k in range(INPUTS):
+            self._t[k] -= d
+
     # -- inputs ------------------------------------------------------------------
 
     def _push(self, kind, arg, t):
@@ -213,13 +226,13 @@ class Board:
         self._sock.send((line + "\n").encode())
 
     def beep(self, on, t):
-        self._tell("beep %d %d" % (t, 1 if on else 0))
+        self._tell("beep %d %d" % (t + self._base, 1 if on else 0))
 
     def say(self, cue, t):
-        self._tell("cue %d %d" % (t, cue))
+        self._tell("cue %d %d" % (t + self._base, cue))
 
     def show(self, i):
-        self._tell("fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now()))
+        self._tell("fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base))
 
     # -- serial ------------------------------------------------------------------
 
@@ -244,7 +257,7 @@ class Board:
         return "%08x" % (time.time_ns() & 0x7FFFFFFF)
 
     def set_volume(self, v):
-        self._tell("volume %d %d" % (self.now(), v))
+        self._tell("volume %d %d" % (self.now() + self._base, v))
 
     def set_trim(self, ppm):
         self._mono.skew_ppm = ppm

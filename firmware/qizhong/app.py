@@ -63,6 +63,8 @@ class App:
     BEEP_MS = 2000  # TC-8: the time-out buzzer sounds this long
     REFRESH_MS = 100  # display refresh while running (tenths under 20 s)
     SINCE_MAX = 64  # events replayed per "since": a burst the USB buffer and the loop can bear
+    REBASE_MS = 1 << 29  # #12: now this far from the origin (6.2 days): move the origin
+    KEEP_MS = 1 << 27  # to this far before now (37 h): older instants may go negative
 
     def __init__(self, board, tc):
         self.board = board
@@ -103,9 +105,33 @@ class App:
         b.start_serial(self)
         while not b.stopped:
             now = b.now()
+            if now >= self.REBASE_MS:  # #12: keep every time a small int, for any uptime
+                self.rebase(now - self.KEEP_MS)
+                now = b.now()
             self.step(now)
             b.feed()  # the watchdog: only after a whole pass (a stuck or starved loop resets)
             await b.wait(self.deadline(now))
+
+    def rebase(self, d):
+        """Move the time origin ``d`` ms later, everywhere at once: the board's
+        count, the clock, the journal, the pairing step, the app's own
+        instants. MicroPython's small ints end at 2**30 on the Pico (12.4
+        days of ms); past that every sum allocates. So when ``now`` reaches
+        REBASE_MS (6.2 days) the loop moves the origin to KEEP_MS before now,
+        in any state: durations, and every side's time, are unchanged. The
+        host sees the clock's ms (event T, ``status t=``, ``time``) fall by
+        ``d`` (docs/protocol.md). -1 (none) stays -1."""
+        self.board.rebase(d)
+        self.clock.rebase(d)
+        self.auth.rebase(d)
+        if self.journal is not None:
+            self.journal.rebase(d)
+        if self.drawn >= 0:
+            self.drawn = max(0, self.drawn - d)
+        if self.redraw_at >= 0:
+            self.redraw_at = max(0, self.redraw_at - d)
+        if self.beep_until >= 0:
+            self.beep_until = max(0, self.beep_until - d)
 
     def step(self, now):
         """Apply inputs stamped up to ``now``, then fire the clock's events."""

@@ -548,6 +548,22 @@ def check_irq_allocates_nothing():
     assert results[1] == 4, "allocation (-1) or wrong edges: %r" % results
 
 
+def check_rebase_keeps_stamps():
+    # #12: App.rebase moves the origin; an edge stamped before it, still in
+    # the ring, comes out at the same instant of the new time frame.
+    b = make(1000)
+    at(b, 1000 + 5000)
+    edge(0, 0, 1000 + 5100)
+    key = machine.PINS[pins.KEY_MENU]
+    key._v = 0
+    b._poll(5100)
+    b.rebase(4000)
+    assert at(b, 1000 + 5200) == 1200
+    b._poll(1130)
+    got = pops(b)
+    assert got == [(DOWN, 0, 1100), (A.IN_KEY, A.KEY_MENU, 1130)], got
+
+
 def check_lever_idle_beyond_half_period():
     # ticks_diff is negative after half the tick period: that is long ago, not bounce.
     b = make(1000)
@@ -1024,6 +1040,7 @@ CHECKS = [
     check_both_levers_in_order,
     check_ticks_wraparound,
     check_irq_allocates_nothing,
+    check_rebase_keeps_stamps,
     check_lever_idle_beyond_half_period,
     check_full_ring_drops_and_recovers,
     check_keys_debounced,
