@@ -952,6 +952,56 @@ class SleepInFakeTime:
         pass
 
 
+class Flood:
+    """USB input with no end: a byte is always waiting (a host flooding the port)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def readinto(self, buf):
+        buf[0] = 0x61  # "a": outside any frame, dropped by the decoder
+        self.n += 1
+        if self.n > 100000:
+            raise RuntimeError("the loop never stopped reading")
+        return 1
+
+
+def check_a_serial_flood_cannot_starve_the_loop():
+    # #12: each pass takes at most Serial.BUDGET bytes, then runs (levers,
+    # time, displays) and feeds the watchdog; a press during the flood is
+    # charged at its edge.
+    from boards.usb import Serial
+
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")
+    flood = Flood()
+    b._serial._in = flood
+    b._serial._can_read = lambda: True
+    b._sleep = SleepInFakeTime()
+    app = App(b, tcspec.parse("3m"))
+    b.start_serial(app)
+    app.on_key(A.KEY_START, 0)
+    passes = 0
+    for k in range(200):
+        T[0] += 1  # a pass with 256 bytes takes a while
+        if k == 100:
+            edge(0, 0, T[0])  # red presses, mid-flood
+            pressed = T[0]
+        now = b.now()
+        app.step(now)
+        b.feed()
+        b.wait(app.deadline(now))
+        passes += 1
+    assert flood.n == passes * Serial.BUDGET, (flood.n, passes)
+    assert b._wdt.feeds == passes
+    c = app.clock
+    assert c.run == 1 and c.sides[0].moves == 1, "the press was lost in the flood"
+    assert c.left(0, T[0]) == 180000 - pressed, "charged late"
+
+
 def check_running_loop_allocates_nothing():
     # #17: the app's loop on the Pico board (step, feed, wait with its polls,
     # the faces drawn and sent) plays a game under micropython.heap_lock.
@@ -1058,6 +1108,7 @@ CHECKS = [
     check_i2c_timeout_from_frame_and_rate,
     check_press_during_a_flash_erase_charged_at_its_edge,
     check_running_loop_allocates_nothing,
+    check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,
     check_board_identity,
 ]
