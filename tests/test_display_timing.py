@@ -115,3 +115,19 @@ def test_tenths_redraw_every_100_ms():
         draws = sorted({t for t, _, _ in sim.frame_log})
         gaps = [b - a for a, b in itertools.pairwise(draws)]
         assert gaps and max(gaps) <= 100, gaps
+
+
+@pytest.mark.parametrize("spec", ["1m delay 3s", "1m hourglass"])
+def test_faces_that_do_not_simply_count_down_redraw_every_100_ms(spec):
+    # Under a delay the time stands still, then runs; in the hourglass the
+    # other side's time grows: a whole-second schedule would miss changes.
+    with Sim(live_display=True) as sim:
+        sim.step = True
+        sim.command("config " + spec)
+        sim.key("start", 0)
+        sim.press(0, 5000)
+        sim.frame_log.clear()
+        sim.run_to(8000)
+        draws = sorted({t for t, _, _ in sim.frame_log})
+        gaps = [b - a for a, b in itertools.pairwise(draws)]
+        assert gaps and max(gaps) <= 100, gaps

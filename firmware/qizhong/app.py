@@ -33,6 +33,7 @@ KEY_OK = 5
 KEY_NAMES = ("", "start", "menu", "plus", "minus", "ok")
 
 SIDE_NAMES = ("red", "black")
+SLOW_FACE = (tcspec.HOURGLASS, tcspec.DELAY)  # faces not simply counting down: refresh often
 
 # The app's own events, after the clock core's (clock.EV_*).
 EV_CONFIG = 17  # arg: 0 config, 1 override, 2 new game, 3 the setup menu
@@ -171,14 +172,14 @@ class App:
     def next_redraw(self, now):
         """When the faces next change by themselves (-1: not until something
         happens). The digits round down, so a running side's whole seconds
-        turn over at ``now + left % 1000 + 1``; under TENTHS_MS (and in the
-        Xiangqi count, and in the hourglass, where the other side's time
-        grows) every REFRESH_MS. Waking only then keeps the loop quiet (#17)."""
+        turn over at ``now + left % 1000 + 1``; under TENTHS_MS, in overtime,
+        in the hourglass (the other side's time grows) and under a delay (the
+        time stands still, then runs) every REFRESH_MS. Waking only then keeps the loop quiet (#17)."""
         c = self.clock
         if self.menu or c.state != C.RUNNING or c.run < 0:
             return -1
         ms = c.left(c.run, now)
-        if ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing == tcspec.HOURGLASS:
+        if ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE:
             return now + self.REFRESH_MS
         return now + ms % 1000 + 1
 
