@@ -174,7 +174,8 @@ class App:
         happens). The digits round down, so a running side's whole seconds
         turn over at ``now + left % 1000 + 1``; under TENTHS_MS, in overtime,
         in the hourglass (the other side's time grows) and under a delay (the
-        time stands still, then runs) every REFRESH_MS. Waking only then keeps the loop quiet (#17)."""
+        time stands still, then runs) every REFRESH_MS. Waking only then
+        keeps the loop quiet (#17)."""
         c = self.clock
         if self.menu or c.state != C.RUNNING or c.run < 0:
             return -1
