@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One board: its card, the position, the moves with their clock times, the arbiter's actions.
+"use strict";
+const NO = Number(location.pathname.split("/").pop());
+let detail = null;
+
+async function loadDetail() {
+  detail = await api("/api/boards/" + NO);
+  drawPosition(document.getElementById("position"), detail.position);
+  const ol = document.getElementById("moves");
+  ol.replaceChildren();
+  const names = colours(detail);
+  for (const p of detail.presses) {
+    const li = document.createElement("li");
+    li.textContent = (p.text ? p.text + " " : names[p.side] + " ") + fmt(p.left);
+    ol.append(li);
+  }
+  document.getElementById("title").textContent = "board " + NO;
+  document.getElementById("record").href = detail.record || "#";
+  document.getElementById("record").hidden = !detail.record;
+}
+
+const baseRender = render;
+render = function () {
+  for (const no of [...boards.keys()]) if (no !== NO) boards.delete(no);
+  baseRender();
+  renderAlerts(NO);
+  const b = boards.get(NO);
+  if (!b) return;
+  const names = colours(b.view);
+  document.querySelectorAll("#pen-side option").forEach((o, i) => { o.textContent = names[i]; });
+  document.querySelectorAll("[data-knock]").forEach((btn) => { btn.textContent = names[btn.dataset.knock]; });
+  document.querySelectorAll("[data-result]").forEach((btn) => {
+    if (btn.dataset.result !== "2") btn.textContent = names[btn.dataset.result] + " wins";
+  });
+};
+window.onArbiter = () => { document.getElementById("controls").hidden = !arbiter; };
+
+async function act(verb, body) {
+  const err = document.getElementById("act-error");
+  try { await api("/api/boards/" + NO + "/" + verb, body || {}); err.textContent = ""; }
+  catch (e) { err.textContent = verb + ": " + e.message; }
+}
+
+function parseTime(text) {
+  const parts = text.split(":").map(Number);
+  if (parts.some(isNaN)) return null;
+  return Math.round(parts.reduce((a, p) => a * 60 + p, 0) * 1000);
+}
+
+document.querySelectorAll("[data-act]").forEach((b) => { b.onclick = () => act(b.dataset.act); });
+document.querySelectorAll("[data-knock]").forEach((b) => { b.onclick = () => act("knock", { side: Number(b.dataset.knock) }); });
+document.querySelectorAll("[data-result]").forEach((b) => { b.onclick = () => act("finish", { result: Number(b.dataset.result) }); });
+document.getElementById("penalty").onclick = () => act("penalty", {
+  side: Number(document.getElementById("pen-side").value),
+  ms: Math.round(Number(document.getElementById("pen-s").value) * 1000) });
+document.getElementById("set").onclick = () => {
+  const ms = parseTime(document.getElementById("set-ms").value);
+  if (ms !== null) act("set", { side: Number(document.getElementById("pen-side").value), ms });
+};
+document.getElementById("config").onclick = () => act("config", { spec: document.getElementById("spec").value });
+document.getElementById("players").onclick = () => act("players", {
+  first: document.getElementById("p0").value, second: document.getElementById("p1").value,
+  game: document.getElementById("game").value }).then(loadDetail);
+
+let pending = null;
+connect(() => { clearTimeout(pending); pending = setTimeout(loadDetail, 100); });
+loadDetail();
