@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
 
-.PHONY: all sim test lint typecheck bench mp clean voice firmware flash fuzz-props
+.PHONY: all sim hall debs test lint typecheck bench mp clean voice firmware flash fuzz-props
 
 all: test
 
@@ -23,7 +23,26 @@ venv: $(STAMP)
 sim: $(STAMP)
 	$(BIN)/qizhong sim --spec "$(SPEC)"
 
-test: lint
+# A server with a few simulated clocks (docs/server.md); it prints the page's address.
+HALL_SIMS ?= 4
+hall: $(STAMP)
+	$(BIN)/qizhong serve --sim $(HALL_SIMS) --db "$${TMPDIR:-/tmp}/qizhong-hall.sqlite"
+
+# Debian packages the tests need, installed when missing (as root, as CI and
+# the developers' machines are): GNU Go (the Go oracle), chromium and its
+# driver (the hall page's browser tests), mosquitto (the MQTT broker).
+DEBS := /usr/games/gnugo:gnugo /usr/bin/chromium:chromium \
+  /usr/bin/chromedriver:chromium-driver /usr/sbin/mosquitto:mosquitto
+debs:
+	@missing=""; for d in $(DEBS); do [ -x "$${d%%:*}" ] || missing="$$missing $${d##*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq $$missing >/dev/null || \
+	    { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; }; \
+	fi
+
+test: lint debs
 	$(BIN)/pytest -q tests
 
 lint: $(STAMP)

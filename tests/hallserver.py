@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -30,6 +31,9 @@ START_S = 60.0
 class Server:
     def __init__(self, db: str, n: int = 2, extra: tuple[str, ...] = ()) -> None:
         self.db, self.n, self.extra = db, n, extra
+        with socket.socket() as s:  # one port for its life: a page reconnects after a restart
+            s.bind(("127.0.0.1", 0))
+            self.listen = "127.0.0.1:%d" % s.getsockname()[1]
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
         self.start()
@@ -47,7 +51,7 @@ class Server:
                 "--db",
                 self.db,
                 "--listen",
-                "127.0.0.1:0",
+                self.listen,
                 *self.extra,
             ],
             stdout=subprocess.PIPE,

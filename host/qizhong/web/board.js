@@ -3,6 +3,8 @@
 "use strict";
 const NO = Number(location.pathname.split("/").pop());
 let detail = null;
+let seenEvents = -1;
+let pending = null;
 
 async function loadDetail() {
   detail = await api("/api/boards/" + NO);
@@ -27,6 +29,10 @@ render = function () {
   renderAlerts(NO);
   const b = boards.get(NO);
   if (!b) return;
+  if (b.view.events !== seenEvents) { // new events (or a restarted server caught up): reload
+    seenEvents = b.view.events;
+    clearTimeout(pending); pending = setTimeout(loadDetail, 50);
+  }
   const names = colours(b.view);
   document.querySelectorAll("#pen-side option").forEach((o, i) => { o.textContent = names[i]; });
   document.querySelectorAll("[data-knock]").forEach((btn) => { btn.textContent = names[btn.dataset.knock]; });
@@ -63,6 +69,5 @@ document.getElementById("players").onclick = () => act("players", {
   first: document.getElementById("p0").value, second: document.getElementById("p1").value,
   game: document.getElementById("game").value }).then(loadDetail);
 
-let pending = null;
-connect(() => { clearTimeout(pending); pending = setTimeout(loadDetail, 100); });
+connect();
 loadDetail();
