@@ -29,8 +29,10 @@ START_S = 60.0
 
 
 class Server:
-    def __init__(self, db: str, n: int = 2, extra: tuple[str, ...] = ()) -> None:
-        self.db, self.n, self.extra = db, n, extra
+    def __init__(
+        self, db: str, n: int = 2, extra: tuple[str, ...] = (), name: str = "hall"
+    ) -> None:
+        self.db, self.n, self.extra, self.name = db, n, extra, name
         with socket.socket() as s:  # one port for its life: a page reconnects after a restart
             s.bind(("127.0.0.1", 0))
             self.listen = "127.0.0.1:%d" % s.getsockname()[1]
@@ -52,6 +54,8 @@ class Server:
                 self.db,
                 "--listen",
                 self.listen,
+                "--name",
+                self.name,
                 *self.extra,
             ],
             stdout=subprocess.PIPE,
@@ -65,7 +69,9 @@ class Server:
             self.proc.kill()
             raise RuntimeError("server did not start: %r %s" % (line, self.proc.stderr.read()))
         self.url = line.split()[2].rstrip("/")
-        self.sims = sims.start(self.n, self.db + ".sims", "xq-rapid")  # the same, running
+        self.sims = sims.start(
+            self.n, self.db + ".sims", "xq-rapid", self.name + "-sim"
+        )  # the same, running
 
     def sim(self, no: int) -> sims.SimClock:
         """The simulated clock of board ``no`` (boards are numbered as clocks answer)."""

@@ -51,6 +51,7 @@ class Hall:
         self.sessions: set[str] = set()
         self._tasks: set[asyncio.Future[None]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self._restore()
 
@@ -83,6 +84,19 @@ class Hall:
         if self.loop is not None and not self.loop.is_closed():
             msg = json.dumps({"type": "board", "board": view, "event": event})
             self.loop.call_soon_threadsafe(self._send_all, msg)
+
+    def remote_board(self, view: dict[str, Any]) -> None:
+        """Another server's board, as the broker brought it (read-only here)."""
+        view = dict(view, key="%s-%s" % (view.get("server", "?"), view.get("no", "?")))
+        self.remote[str(view.get("clock_id"))] = view
+        if self.loop is not None and not self.loop.is_closed():
+            msg = json.dumps({"type": "board", "board": view, "event": None})
+            self.loop.call_soon_threadsafe(self._send_all, msg)
+
+    def views(self) -> list[dict[str, Any]]:
+        """Every board of the hall: this server's, then the others' (MQTT)."""
+        mine = [s.view() for _, s in sorted(self.states.items())]
+        return mine + [v for _, v in sorted(self.remote.items())]
 
     def _send_all(self, msg: str) -> None:
         for ws in list(self.sockets):
@@ -201,6 +215,8 @@ def make_app(hall: Hall) -> web.Application:
         return h
 
     async def boards(request: web.Request) -> web.Response:
+        if request.query.get("all"):
+            return web.json_response(hall.views())
         return web.json_response([s.view() for _, s in sorted(hall.states.items())])
 
     def state_of(request: web.Request) -> BoardState:
@@ -289,8 +305,7 @@ def make_app(hall: Hall) -> web.Application:
         sock = web.WebSocketResponse(heartbeat=20)
         await sock.prepare(request)
         hall.sockets.add(sock)
-        views = [s.view() for _, s in sorted(hall.states.items())]
-        hello = {"type": "hello", "boards": views, "arbiter": hall.is_arbiter(request)}
+        hello = {"type": "hello", "boards": hall.views(), "arbiter": hall.is_arbiter(request)}
         await sock.send_str(json.dumps(hello))
         async for msg in sock:  # nothing is taken from a page's socket: acting is POST
             if msg.type == WSMsgType.ERROR:

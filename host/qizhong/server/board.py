@@ -115,6 +115,7 @@ class BoardState:
         b = self.board
         now = mono_ms() + self.offset if self.offset is not None else self.t
         return {
+            "key": str(b.no),
             "no": b.no,
             "clock_id": b.clock_id,
             "port": b.port,

@@ -8,6 +8,7 @@ import asyncio
 import os
 import secrets
 import signal
+import socket
 import sys
 
 from qizhong.clocks.driver import GAMES, PICO_USB
@@ -47,6 +48,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--tournament", default="hall", help="the tournament's name (MQTT topics)")
     p.add_argument(
+        "--mqtt",
+        metavar="HOST[:PORT]",
+        help="join the tournament's hall over an MQTT broker (docs/server.md)",
+    )
+    p.add_argument(
+        "--name",
+        default=socket.gethostname(),
+        help="this server's name in the hall (default: the host name)",
+    )
+    p.add_argument(
         "--password-file",
         metavar="FILE",
         help="the arbiter's password, first line (default: $QIZHONG_ARBITER_PASSWORD,"
@@ -82,7 +93,7 @@ async def _serve(args: argparse.Namespace) -> int:
     ports = list(args.port)
     started: list[sims.SimClock] = []
     if args.sim:
-        started = sims.start(args.sim, args.db + ".sims", args.spec)
+        started = sims.start(args.sim, args.db + ".sims", args.spec, "%s-sim" % args.name)
         ports += [s.serial for s in started]
     elif not ports:
         ports = _discover()
@@ -95,6 +106,13 @@ async def _serve(args: argparse.Namespace) -> int:
     site = web.TCPSite(runner, host or "127.0.0.1", int(port or 0))
     await site.start()
     addr = runner.addresses[0]
+    url = "http://%s:%d/" % (addr[0], addr[1])
+    bridge = None
+    if args.mqtt:
+        from qizhong.server.mqtt import Bridge
+
+        bridge = Bridge(hall, args.mqtt, args.name, url)
+        bridge.start()
     print("hall at http://%s:%d/ (%d clocks)" % (addr[0], addr[1], len(ports)), flush=True)
     if made:
         print("arbiter's password: %s" % password, flush=True)
@@ -105,6 +123,8 @@ async def _serve(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, done.set)
     await done.wait()
+    if bridge is not None:
+        bridge.stop()
     await runner.cleanup()
     await asyncio.to_thread(hall.stop)
     sims.stop(started)

@@ -24,10 +24,10 @@ async function loadDetail() {
 
 const baseRender = render;
 render = function () {
-  for (const no of [...boards.keys()]) if (no !== NO) boards.delete(no);
+  for (const key of [...boards.keys()]) if (key !== String(NO)) boards.delete(key);
   baseRender();
-  renderAlerts(NO);
-  const b = boards.get(NO);
+  renderAlerts(String(NO));
+  const b = boards.get(String(NO));
   if (!b) return;
   if (b.view.events !== seenEvents) { // new events (or a restarted server caught up): reload
     seenEvents = b.view.events;

@@ -2,7 +2,7 @@
 // What the hall page and the board page share: times, the socket, the login.
 "use strict";
 const COLOURS = { xiangqi: ["Red", "Black"], go: ["Black", "White"], chess: ["White", "Black"] };
-const boards = new Map(); // no -> {view, at}: the server's view and when it came (performance.now)
+const boards = new Map(); // key -> {view, at}: key is the board number, or SERVER-NO for another server's: the server's view and when it came (performance.now)
 
 function fmt(ms) {
   const neg = ms < 0; ms = Math.abs(ms);
@@ -36,7 +36,7 @@ const ALERT_TEXT = { knock: "knocked over", flag: "flag fell", held: "lever held
 
 function alertText(v, a) {
   const who = a.side >= 0 ? colours(v)[a.side] + ": " : "";
-  return "Board " + v.no + " — " + who + (ALERT_TEXT[a.kind] || a.kind);
+  return "Board " + (v.server ? v.server + " " : "") + v.no + " — " + who + (ALERT_TEXT[a.kind] || a.kind);
 }
 
 let arbiter = false;
@@ -81,9 +81,9 @@ function connect(onEvent) {
     const msg = JSON.parse(m.data), now = performance.now();
     if (msg.type === "hello") {
       arbiter = msg.arbiter; showLogin();
-      for (const v of msg.boards) boards.set(v.no, { view: v, at: now });
+      for (const v of msg.boards) boards.set(v.key, { view: v, at: now });
     } else if (msg.type === "board") {
-      boards.set(msg.board.no, { view: msg.board, at: now });
+      boards.set(msg.board.key, { view: msg.board, at: now });
       if (onEvent && msg.event) onEvent(msg.event);
     }
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
@@ -97,17 +97,24 @@ async function ack(no, id) {
   try { await api("/api/boards/" + no + "/ack", { event: id }); } catch (e) { alert(e.message); }
 }
 
+function sortedBoards() {
+  const local = (k) => /^\d+$/.test(k);
+  return [...boards].sort(([a], [b]) =>
+    local(a) && local(b) ? Number(a) - Number(b) : local(a) ? -1 : local(b) ? 1 : a.localeCompare(b));
+}
+
 function renderAlerts(only) {
   const box = document.getElementById("alerts");
   box.replaceChildren();
-  for (const [no, b] of [...boards].sort((x, y) => x[0] - y[0])) {
-    if (only !== undefined && no !== only) continue;
+  for (const [key, b] of sortedBoards()) {
+    const no = b.view.no;
+    if (only !== undefined && key !== only) continue;
     for (const a of b.view.alerts) {
       const div = document.createElement("div");
       div.className = "alert alert-" + a.kind;
       div.dataset.board = no; div.dataset.kind = a.kind;
       div.textContent = alertText(b.view, a);
-      if (arbiter) {
+      if (arbiter && !b.view.server) {
         const btn = document.createElement("button");
         btn.textContent = "Acknowledge"; btn.className = "ack";
         btn.onclick = () => ack(no, a.id);

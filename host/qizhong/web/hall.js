@@ -4,7 +4,8 @@
 
 function card(v) {
   const a = document.createElement("a");
-  a.href = "/board/" + v.no; a.className = "card"; a.id = "board-" + v.no;
+  a.href = v.server ? v.url + "board/" + v.no : "/board/" + v.no;
+  a.className = "card"; a.id = "board-" + v.key;
   a.innerHTML = '<div class="top"><span class="no"></span><span class="state"></span>' +
     '<span class="link"></span></div><div class="sides">' +
     [0, 1].map((s) => '<div class="side s' + s + '"><div class="name"></div><div class="time"></div></div>').join("") +
@@ -14,12 +15,12 @@ function card(v) {
 
 function render() {
   const grid = document.getElementById("boards");
-  for (const [no, b] of [...boards].sort((x, y) => x[0] - y[0])) {
+  for (const [key, b] of sortedBoards()) {
     const v = b.view;
-    let el = document.getElementById("board-" + no);
+    let el = document.getElementById("board-" + key);
     if (!el) { el = card(v); grid.append(el); }
     const names = colours(v);
-    el.querySelector(".no").textContent = "#" + v.no;
+    el.querySelector(".no").textContent = (v.server ? v.server + " " : "") + "#" + v.no;
     el.querySelector(".state").textContent = v.state;
     el.querySelector(".link").textContent = v.link === "up" ? "" : "⚠ " + v.link;
     el.classList.toggle("lost", v.link !== "up");
@@ -44,8 +45,8 @@ function render() {
 }
 
 function tick() {
-  for (const [no, b] of boards) {
-    const el = document.getElementById("board-" + no);
+  for (const [key, b] of boards) {
+    const el = document.getElementById("board-" + key);
     if (!el) continue;
     for (const s of [0, 1]) el.querySelector(".s" + s + " .time").textContent = fmt(shownLeft(b, s));
   }
