@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import subprocess
+import urllib.error
 
 import pytest
 from hallserver import Server
@@ -80,3 +81,42 @@ def test_two_servers_on_one_broker_show_one_hall(tmp_path, broker):
     finally:
         for s in (a, b, dash):
             s.stop()
+
+
+def test_commands_from_another_laptop_carry_the_clocks_own_tag(tmp_path, broker):
+    from qizhong.clocks import auth
+    from qizhong.clocks.link import CommandError
+    from qizhong.server.mqtt import RemoteClock
+    from qizhong.sim import headless
+
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    remote = None
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        # The pairing step at the clock (docs/security.md): ok three times, the code shows.
+        world = headless.address(a.sim(1).world, None)
+        for _ in range(3):
+            headless.request(world, "key ok")
+        code = auth.read_code(bytes.fromhex(headless.request(world, "frame").split()[1]))
+        keys = auth.KeyStore(str(tmp_path / "keys.json"))  # laptop B's keys, not A's
+        remote = RemoteClock(broker, "hall", "a-sim-1", keys)
+        remote.pair(code)  # through server A and the broker: the code never travels
+        remote.request("penalty", "1 -5000")
+        m = a.wait(ws, lambda m: (m.get("event") or {}).get("name") == "penalty")
+        assert m["event"]["arg"] == -5000
+        # A relay that alters a tagged request gets it refused by the clock itself.
+        signed = keys.signer("a-sim-1")("%d penalty 1 -5000" % 41234)
+        forged = signed.replace("-5000", "-500000")
+        with pytest.raises(CommandError) as err:
+            remote.send_text(forged)
+        assert err.value.code == "auth"
+        # Nor can server A act on its own without the key: the clock wants a tag.
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            a.post("/api/boards/1/start", {"side": 0})  # a start an idle clock would take
+        assert refused.value.code == 409 and "auth" in refused.value.read().decode()
+        assert [e["arg"] for e in a.get("/api/events") if e["name"] == "penalty"] == [-5000]
+    finally:
+        if remote is not None:
+            remote.close()
+        a.stop()
