@@ -8,6 +8,7 @@ mid-game and started again on the same clocks and file."""
 
 import os
 import sqlite3
+import urllib.request
 
 import pytest
 from hallserver import PASSWORD, Server
@@ -117,3 +118,41 @@ def test_a_second_program_cannot_take_a_served_clock(server):
     server.boards_up(server.socket())
     with pytest.raises(PortBusy, match="in use by pid"):
         Link(server.sim(1).serial)
+
+
+def test_moves_the_live_pgn_and_sgf(server):
+    from qizhong.records import go_sgf, xiangqi_pgn
+
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/boards/1/start", {"side": 0})
+    for text, lever in (("炮二平五", "left"), ("马８进７", "right")):
+        server.post("/api/boards/1/move", {"text": text})
+        sims.press(server.sim(1), lever, 40, wait_up=True)
+        server.wait(ws, is_event("press", 1))
+    # An illegal move is refused by the rules engine, and nothing is kept.
+    assert server.status_of("/api/boards/1/move", {"text": "车一进九"}, PASSWORD) == 400
+    # XQ-R24: the record, each move with the mover's time left after its press.
+    with urllib.request.urlopen(server.url + "/live.pgn", timeout=10) as r:
+        live = r.read().decode()
+    games = xiangqi_pgn.read_games(live)
+    assert len(games) == 2  # both boards' current games
+    game = next(g for g in games if g.headers.get("Board") == "1")
+    presses = server.get("/api/boards/1")["presses"]
+    assert game.clocks == [p["left"] for p in presses]
+    assert [game.board().notation(game.moves[0])] == ["炮二平五"]
+    assert "[%clk 0:15:" in live
+    # A Go board: its moves as SGF with the times.
+    server.post("/api/boards/2/players", {"game": "go", "first": "Li", "second": "Wang"})
+    server.post("/api/boards/2/start", {"side": "black"})
+    server.post("/api/boards/2/move", {"text": "D4"})
+    sims.press(server.sim(2), "left", 40, wait_up=True)
+    server.wait(ws, is_event("press", 2))
+    with urllib.request.urlopen(server.url + "/boards/2.sgf", timeout=10) as r:
+        rec = go_sgf.read(r.read())
+    assert [m.gtp() for m in rec.board.move_stack] == ["D4"] and rec.black == "Li"
+    assert rec.times[0].left_ms == server.get("/api/boards/2")["presses"][0]["left"]
+    # The moves survive a restart (they are in the file).
+    server.kill()
+    server.start()
+    assert server.get("/api/boards/1")["played_moves"] == ["炮二平五", "马8进7"]

@@ -29,6 +29,7 @@ from aiohttp import WSMsgType, web
 
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
+from qizhong.server import records
 from qizhong.server.board import BoardState, Worker
 from qizhong.server.store import Store
 
@@ -60,9 +61,22 @@ class Hall:
         acked = self.store.acked()
         for b in self.store.boards():
             self.states[b.no] = BoardState(b, link="connecting")
+        moves: dict[int, list[tuple[int, int, str]]] = {}
+        for a in self.store.actions():
+            if a["verb"] == "move" and a["outcome"] == "ok":
+                args: Any = a["args"]
+                board: Any = a["board"]
+                aid: Any = a["id"]
+                moves.setdefault(int(board), []).append(
+                    (int(aid), int(args["game"]), str(args["text"]))
+                )
         for st in self.store.events():
             if st.board in self.states:
                 self.states[st.board].apply(st, acked)
+        for no, kept in moves.items():
+            if no in self.states:
+                s = self.states[no]
+                s.played = [text for _, game, text in sorted(kept) if game == s.game_no]
 
     def add_port(self, port: str, game: str = "xiangqi", spec: str = "") -> Worker:
         w = Worker(port, self.store, self.notify, game, spec, self.states)
@@ -179,18 +193,6 @@ def action(verb: str, body: dict[str, Any], game: str) -> Callable[[Clock], Any]
     raise web.HTTPNotFound(text="no action %r" % verb)
 
 
-def position(st: BoardState) -> dict[str, Any]:
-    """The board's position for the page's drawing (``kind`` picks the renderer)."""
-    game = st.board.game
-    if game == "xiangqi":
-        from qizhong.rules import xiangqi
-
-        return {"kind": "xiangqi", "fen": xiangqi.STARTING_FEN}
-    if game == "go":
-        return {"kind": "go", "size": 19, "stones": []}
-    return {"kind": game}
-
-
 CLOCK_ACTIONS = ("config", "start", "pause", "resume", "new", "penalty", "knock", "set", "finish")
 
 
@@ -229,7 +231,15 @@ def make_app(hall: Hall) -> web.Application:
         st = state_of(request)
         view = st.view()
         view["presses"] = st.presses
-        view["position"] = position(st)
+        view["position"] = records.position(st)
+        view["played_moves"] = st.played
+        view["record"] = (
+            "/boards/%d.pgn" % st.board.no
+            if st.board.game == "xiangqi"
+            else "/boards/%d.sgf" % st.board.no
+            if st.board.game == "go"
+            else ""
+        )
         return web.json_response(view)
 
     async def events(request: web.Request) -> web.Response:
@@ -274,6 +284,16 @@ def make_app(hall: Hall) -> web.Application:
             st.ack(event)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})
+        if verb == "move":  # checked by the rules engine, kept, then shown
+            try:
+                text = records.check_move(st, str(body.get("text", "")))
+            except ValueError as e:
+                raise web.HTTPBadRequest(text="move: %s" % e) from None
+            aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
+            hall.store.action_done(aid, "ok")
+            st.played.append(text)
+            hall.notify(no, st.view(), None)
+            return web.json_response({"ok": True, "move": text})
         if verb == "players":
             fields: dict[str, str] = {
                 k: str(body[k]) for k in ("first", "second", "game", "spec") if k in body
@@ -326,6 +346,37 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_post("/api/logout", logout)
     app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)
     app.router.add_get("/ws", ws)
+
+    async def live_pgn(request: web.Request) -> web.Response:
+        games = [
+            records.pgn(s) for _, s in sorted(hall.states.items()) if s.board.game == "xiangqi"
+        ]
+        return web.Response(
+            text="\n".join(games),
+            content_type="application/x-chess-pgn",
+            charset="utf-8",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def board_pgn(request: web.Request) -> web.Response:
+        st = state_of(request)
+        if st.board.game != "xiangqi":
+            raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
+        return web.Response(
+            text=records.pgn(st), content_type="application/x-chess-pgn", charset="utf-8"
+        )
+
+    async def board_sgf(request: web.Request) -> web.Response:
+        st = state_of(request)
+        if st.board.game != "go":
+            raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
+        return web.Response(
+            body=records.sgf(st), content_type="application/x-go-sgf", charset="utf-8"
+        )
+
+    app.router.add_get("/live.pgn", live_pgn)
+    app.router.add_get("/boards/{no:\\d+}.pgn", board_pgn)
+    app.router.add_get("/boards/{no:\\d+}.sgf", board_sgf)
     return app
 
 

@@ -57,7 +57,8 @@ class BoardState:
     held: int = -1  # the side whose lever is held down now (EQ-3), -1 none
     game_no: int = 1
     events: int = 0
-    presses: list[dict[str, int]] = field(default_factory=list)  # this game's moves
+    presses: list[dict[str, int]] = field(default_factory=list)  # this game's presses
+    played: list[str] = field(default_factory=list)  # this game's moves as entered (notation)
     alerts: list[dict[str, Any]] = field(default_factory=list)  # not yet acknowledged
 
     def apply(self, st: Stored, acked: set[int] | None = None) -> None:
@@ -102,7 +103,7 @@ class BoardState:
             self.game_no += 1
         self.state, self.run, self.result = "idle", -1, -1
         self.moves, self.flag, self.knocks, self.held = [0, 0], [False, False], 0, -1
-        self.presses = []
+        self.presses, self.played = [], []
 
     def ack(self, event: int) -> bool:
         n = len(self.alerts)
@@ -130,6 +131,7 @@ class BoardState:
             "t": self.t,
             "now": now,
             "moves": self.moves,
+            "played": len(self.played),
             "periods": self.periods,
             "result": self.result,
             "flag": self.flag,

@@ -12,9 +12,11 @@ async function loadDetail() {
   const ol = document.getElementById("moves");
   ol.replaceChildren();
   const names = colours(detail);
-  for (const p of detail.presses) {
-    const li = document.createElement("li");
-    li.textContent = (p.text ? p.text + " " : names[p.side] + " ") + fmt(p.left);
+  const n = Math.max(detail.presses.length, detail.played_moves.length);
+  for (let i = 0; i < n; i++) {
+    const p = detail.presses[i], li = document.createElement("li");
+    const move = detail.played_moves[i] || (p ? names[p.side] + " pressed" : "");
+    li.textContent = move + (p ? "  " + fmt(p.left) : "");
     ol.append(li);
   }
   document.getElementById("title").textContent = "board " + NO;
@@ -63,6 +65,12 @@ document.getElementById("penalty").onclick = () => act("penalty", {
 document.getElementById("set").onclick = () => {
   const ms = parseTime(document.getElementById("set-ms").value);
   if (ms !== null) act("set", { side: Number(document.getElementById("pen-side").value), ms });
+};
+document.getElementById("move").onclick = async () => {
+  const box = document.getElementById("move-text");
+  await act("move", { text: box.value });
+  if (!document.getElementById("act-error").textContent) box.value = "";
+  loadDetail();
 };
 document.getElementById("config").onclick = () => act("config", { spec: document.getElementById("spec").value });
 document.getElementById("players").onclick = () => act("players", {
