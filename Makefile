@@ -62,7 +62,7 @@ mp: $(STAMP)
 	$(BIN)/micropython tests/mp/heap_check.py
 	$(BIN)/micropython tests/mp/proto_check.py
 
-bench: $(STAMP)
+bench: $(STAMP) debs
 	$(BIN)/python benchmarks/run_all.py
 
 # The property tests with fresh random examples, many more of them (not in make test).
