@@ -173,7 +173,8 @@ def main() -> int:
             )
             print("server CPU: a %.0f%%, b %.0f%% of one core" % (100 * cpu[0], 100 * cpu[1]))
             print(
-                "events lost: %d of %d not kept in SQLite, %d not on the WebSocket, %d not via the broker"
+                "events lost: %d of %d not kept in SQLite, %d not on the WebSocket, "
+                "%d not via the broker"
                 % (len(sent) - kept, len(sent), len(sent) - len(ws_ms), len(sent) - len(mq_ms))
             )
         finally:
