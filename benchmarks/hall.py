@@ -142,7 +142,7 @@ def main() -> int:
             w0 = time.monotonic()
             for k in range(1, args.presses + 1):
                 lever = "left" if k % 2 else "right"
-                for s, sim, cid in clocks:
+                for _s, sim, cid in clocks:
                     sent[(cid, k)] = time.monotonic()
                     headless.request(headless.address(sim.world, None), "press %s 30" % lever)
                     time.sleep(args.gap / 1000)
