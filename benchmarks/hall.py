@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The hall under load (#15): simulated clocks over 2 servers and one broker.
 
-    .venv/bin/python benchmarks/hall.py [--clocks N] [--presses K]
+    .venv/bin/python benchmarks/hall.py [--clocks N] [--presses K]   (default 200 and 3)
 
 Starts a real mosquitto on a loopback port and two ``qizhong serve --sim
 N/2 --mqtt`` (every clock is the real firmware on MicroPython in real time:
@@ -72,19 +72,19 @@ def broker(folder: str) -> tuple[subprocess.Popen[bytes], str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--clocks", type=int, default=20, help="simulated clocks in all (2 servers)")
-    ap.add_argument("--presses", type=int, default=10, help="presses per clock")
+    ap.add_argument("--clocks", type=int, default=200, help="simulated clocks in all (2 servers)")
+    ap.add_argument("--presses", type=int, default=3, help="presses per clock")
     ap.add_argument("--gap", type=int, default=20, help="ms between presses over the hall")
     args = ap.parse_args()
     n = args.clocks // 2
     with tempfile.TemporaryDirectory() as tmp:
         mq, addr = broker(tmp)
         t0 = time.monotonic()
-        servers = [
-            Server(os.path.join(tmp, "%s.sqlite" % name), n, ("--mqtt", addr), name=name)
-            for name in ("a", "b")
-        ]
+        servers: list[Server] = []
         try:
+            for name in ("a", "b"):
+                db = os.path.join(tmp, "%s.sqlite" % name)
+                servers.append(Server(db, n, ("--mqtt", addr), name=name))
             sockets = []
             for s in servers:
                 ws = s.socket()

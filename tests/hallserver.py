@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -33,11 +32,7 @@ class Server:
         self, db: str, n: int = 2, extra: tuple[str, ...] = (), name: str = "hall"
     ) -> None:
         self.db, self.n, self.extra, self.name = db, n, extra, name
-        with socket.socket() as s:  # one port for its life: a page reconnects after a restart
-            s.bind(("127.0.0.1", 0))
-            self.listen = "127.0.0.1:%d" % s.getsockname()[1]
-        self.proc: subprocess.Popen[str] | None = None
-        self.url = ""
+        self.listen = "127.0.0.1:0"  # a free port; kept for a restart (a page reconnects)
         self.start()
 
     def start(self) -> None:
@@ -67,8 +62,10 @@ class Server:
         line = self.proc.stdout.readline()  # blocks until it serves (or dies)
         if not line.startswith("hall at "):
             self.proc.kill()
+            sims.stop_folder(self.db + ".sims")  # the clocks it started outlive it
             raise RuntimeError("server did not start: %r %s" % (line, self.proc.stderr.read()))
         self.url = line.split()[2].rstrip("/")
+        self.listen = self.url.split("//", 1)[1]
         self.sims = sims.start(
             self.n, self.db + ".sims", "xq-rapid", self.name + "-sim"
         )  # the same, running

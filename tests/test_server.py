@@ -156,3 +156,16 @@ def test_moves_the_live_pgn_and_sgf(server):
     server.kill()
     server.start()
     assert server.get("/api/boards/1")["played_moves"] == ["炮二平五", "马8进7"]
+
+
+def test_a_lost_clock_is_an_alert(server):
+    ws = server.socket()
+    server.boards_up(ws)
+    clock = server.sim(2)
+    sims.stop([clock])  # its power cut: the port goes away
+    m = server.wait(
+        ws,
+        lambda m: m["type"] == "board" and m["board"]["no"] == 2 and m["board"]["link"] == "lost",
+    )
+    assert [a["kind"] for a in m["board"]["alerts"]] == ["lost"]
+    assert server.get("/api/boards/1")["link"] == "up"  # the others go on

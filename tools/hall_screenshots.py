@@ -5,7 +5,8 @@
 
 Starts ``qizhong serve --sim 4`` on a temporary file, plays a few moves,
 knocks one clock over and has the arbiter give a penalty, then saves
-hall.png, board.png (laptop width) and hall-phone.png (a phone's width)."""
+hall.png, board.png (laptop width) and hall-phone.png (a phone's width).
+Chinese names need a CJK font for chromium: Debian's fonts-wqy-microhei."""
 
 from __future__ import annotations
 
@@ -43,7 +44,17 @@ def main(out: str) -> int:
                     {"first": names[no - 1][0], "second": names[no - 1][1]},
                 )
                 s.post("/api/boards/%d/start" % no, {"side": 0})
+                moves = [
+                    "炮二平五",
+                    "马8进7",
+                    "马二进三",
+                    "车9平8",
+                    "车一平二",
+                    "卒7进1",
+                    "兵七进一",
+                ]
                 for k in range(no * 2 - 1):
+                    s.post("/api/boards/%d/move" % no, {"text": moves[k]})
                     sims.press(s.sim(no), ("left", "right")[k % 2], 30, wait_up=True)
             headless.request(headless.address(s.sim(3).world, None), "tilt")
             s.post("/api/boards/2/penalty", {"side": 1, "ms": -60000})

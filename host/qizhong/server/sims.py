@@ -88,6 +88,18 @@ def stop(sims: list[SimClock]) -> None:
             pass
 
 
+def stop_folder(folder: str) -> int:
+    """Stop every simulated clock whose state file is in ``folder`` (those a
+    server started and left behind); how many were stopped."""
+    n = 0
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        got = _alive(os.path.join(folder, name)) if name.endswith(".json") else None
+        if got is not None:
+            stop([got])
+            n += 1
+    return n
+
+
 def press(
     sim: SimClock, lever: str = "left", hold_ms: int = headless.HOLD_MS, wait_up: bool = False
 ) -> None:
