@@ -21,11 +21,17 @@ def server(tmp_path):
     s.stop()
 
 
-@pytest.fixture
-def browser():
-    b = chromium()
+@pytest.fixture(scope="module")
+def chromium_once():
+    b = chromium()  # one browser for the module: its start is the slow part
     yield b
     b.quit()
+
+
+@pytest.fixture
+def browser(chromium_once):
+    chromium_once.delete_all_cookies()  # every test starts as the public
+    return chromium_once
 
 
 def text_of(browser, css):

@@ -169,3 +169,20 @@ def test_a_lost_clock_is_an_alert(server):
     )
     assert [a["kind"] for a in m["board"]["alerts"]] == ["lost"]
     assert server.get("/api/boards/1")["link"] == "up"  # the others go on
+
+
+def test_a_held_lever_is_an_alert(server):
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/boards/1/start", {"side": 0})
+    # EQ-3: Red presses and keeps a hand on the lever past 2 s.
+    sims.press(server.sim(1), "left", 2300)
+    m = server.wait(
+        ws,
+        lambda m: (
+            m["type"] == "board"
+            and m["board"]["no"] == 1
+            and any(a["kind"] == "held" for a in m["board"]["alerts"])
+        ),
+    )
+    assert m["board"]["held"] == 0 and m["board"]["moves"] == [1, 0]

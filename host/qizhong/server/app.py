@@ -300,6 +300,8 @@ def make_app(hall: Hall) -> web.Application:
             }
             if fields.get("game", st.board.game) not in ("xiangqi", "go", "chess"):
                 raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
+            if fields.get("game", st.board.game) != st.board.game and st.played:
+                raise web.HTTPConflict(text="moves of this game are kept: a new game first")
             hall.store.add_action(no, verb, dict(fields), "arbiter")
             hall.store.set_board(no, **fields)
             st.board = next(b for b in hall.store.boards() if b.no == no)

@@ -149,6 +149,7 @@ class Worker(threading.Thread):
     POLL_S = 0.05
     STATUS_S = 2.0  # a status request this often: times, and whether the clock still answers
     RETRY_S = 1.0  # a lost clock's port is tried again this often
+    TIMEOUT_S = 5.0  # a clock silent this long is lost (a busy laptop can stall 2 s)
 
     def __init__(
         self,
@@ -208,7 +209,7 @@ class Worker(threading.Thread):
     def _connect(self) -> None:
         try:
             if self.clock is None:
-                self.clock = Clock(self.port, game=self.game)
+                self.clock = Clock(self.port, game=self.game, timeout=self.TIMEOUT_S)
             else:
                 self.clock.reconnect()
         except LinkError as e:
@@ -229,15 +230,18 @@ class Worker(threading.Thread):
             self.st = self.states.setdefault(board.no, BoardState(board))
         self.st.board = board
         boot, seq = self.store.last(board.no)
-        # What happened while nobody listened: the rest of this boot's events,
-        # or every event a restarted clock still keeps.
-        for ev in self.clock.since(seq if boot == hello.boot else 0):
-            self._keep(ev)
-        was = self.st.link
-        self.st.link, self.st.link_text = "up", ""
-        if was == "lost":
-            self._host_event("found")
-        self._status()
+        try:
+            # What happened while nobody listened: the rest of this boot's
+            # events, or every event a restarted clock still keeps.
+            for ev in self.clock.since(seq if boot == hello.boot else 0):
+                self._keep(ev)
+            was = self.st.link
+            self.st.link, self.st.link_text = "up", ""
+            if was == "lost":
+                self._host_event("found")
+            self._status()
+        except LinkError as e:
+            self._lost(str(e))
 
     def _status(self) -> None:
         assert self.clock is not None and self.st is not None
