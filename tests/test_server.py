@@ -8,6 +8,8 @@ mid-game and started again on the same clocks and file."""
 
 import os
 import sqlite3
+import subprocess
+import sys
 import urllib.request
 
 import pytest
@@ -186,3 +188,29 @@ def test_a_held_lever_is_an_alert(server):
         ),
     )
     assert m["board"]["held"] == 0 and m["board"]["moves"] == [1, 0]
+
+
+def test_qizhong_commands_on_a_served_clock_go_through_the_server(server):
+    ws = server.socket()
+    server.boards_up(ws)
+    port = server.sim(1).serial
+
+    def qizhong(*args, password=PASSWORD):
+        env = dict(os.environ, QIZHONG_ARBITER_PASSWORD=password)
+        return subprocess.run(
+            [sys.executable, "-m", "qizhong.cli", *args, "--port", port],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+
+    done = qizhong("start")
+    assert done.returncode == 0, done.stderr
+    server.wait(ws, is_event("start", 1))
+    shown = qizhong("status", password="")  # a query needs no password
+    assert shown.returncode == 0 and "running" in shown.stdout, shown.stderr
+    refused = qizhong("pause", password="")
+    assert refused.returncode != 0 and "QIZHONG_ARBITER_PASSWORD" in refused.stderr
+    assert server.get("/api/boards/1")["state"] == "running"
+    assert [a["verb"] for a in server.get("/api/actions")] == ["request"]

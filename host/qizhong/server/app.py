@@ -29,6 +29,7 @@ from aiohttp import WSMsgType, web
 
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
+from qizhong.core import auth as core_auth
 from qizhong.server import records
 from qizhong.server.board import BoardState, Worker
 from qizhong.server.store import Store
@@ -272,6 +273,35 @@ def make_app(hall: Hall) -> web.Application:
         resp.del_cookie(COOKIE, path="/")
         return resp
 
+    async def relay(request: web.Request) -> web.Response:
+        """A request text for the clock, exactly as a ``qizhong`` command made
+        it (server/client.py): queries for all, changes for the arbiter."""
+        st = state_of(request)
+        body = await _json(request)
+        text = str(body.get("text", ""))
+        words = text.split(" ")
+        verb, rest = (words[1], " ".join(words[2:])) if len(words) > 1 else ("", "")
+        if verb == "since":
+            raise web.HTTPBadRequest(text="since: read /api/boards/N/events (the record)")
+        if not core_auth.is_open(verb, rest) and not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        no = st.board.no
+        worker = hall.worker(no)
+        aid = 0
+        if not core_auth.is_open(verb, rest):
+            aid = hall.store.add_action(no, "request", {"text": text}, "arbiter")
+        try:
+            ok, answer = await asyncio.wrap_future(worker.call(lambda c: c.link.request_text(text)))
+        except ValueError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+        except LinkError as e:
+            if aid:
+                hall.store.action_done(aid, "no clock: %s" % e)
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        if aid:
+            hall.store.action_done(aid, "ok" if ok else "refused: %s" % answer)
+        return web.json_response({"ok": ok, "text": answer})
+
     async def act(request: web.Request) -> web.Response:
         if not hall.is_arbiter(request):
             raise web.HTTPUnauthorized(text="arbiter's login needed")
@@ -346,6 +376,7 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/login", login)
     app.router.add_post("/api/logout", logout)
+    app.router.add_post("/api/boards/{no:\\d+}/request", relay)
     app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)
     app.router.add_get("/ws", ws)
 

@@ -114,6 +114,9 @@ async def _serve(args: argparse.Namespace) -> int:
         bridge = Bridge(hall, args.mqtt, args.name, url)
         bridge.start()
     print("hall at http://%s:%d/ (%d clocks)" % (addr[0], addr[1], len(ports)), flush=True)
+    from qizhong.server import client
+
+    registry = client.register(url)  # `qizhong start --port ...` finds the server here
     if made:
         print("arbiter's password: %s" % password, flush=True)
     for s in started:
@@ -129,6 +132,7 @@ async def _serve(args: argparse.Namespace) -> int:
     await asyncio.to_thread(hall.stop)
     sims.stop(started)
     store.close()
+    os.unlink(registry)
     return 0
 
 
