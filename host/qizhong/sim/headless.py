@@ -19,8 +19,11 @@ and on its second line of output, so a second terminal or a script can say
 SIGTERM, SIGHUP and Ctrl-C stop it and its micropython child.
 
 The control protocol is one text line per connection, one reply line:
-``press L HOLD_MS`` | ``tilt`` | ``key NAME`` | ``frame`` | ``info`` |
-``stop``; the reply is ``ok ...`` or ``err ...``.
+``press L HOLD_MS [up]`` | ``tilt`` | ``key NAME`` | ``frame`` | ``info`` |
+``stop``; the reply is ``ok ...`` or ``err ...`` (with ``up``, ``ok up``
+once the lever is up again: a script's next press of it then counts). The
+hall server's ``--sim N`` runs ``python -m qizhong.sim.headless SPEC STATE
+BOARD_ID``: each clock its own id, as each Pico has its flash id.
 """
 
 from __future__ import annotations
