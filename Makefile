@@ -11,10 +11,12 @@ PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
 RUN     := $(VENV)/.run
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
-# Debian packages the tests need, as PACKAGE:PROGRAM (GNU Go: tests/test_go_gnugo.py).
-DEBIAN  := gnugo:gnugo
+# Debian packages the tests need, as PACKAGE:PROGRAM (tools/debian_deps.sh):
+# GNU Go (the Go oracle), chromium and its driver (the hall page's browser tests),
+# mosquitto (the MQTT broker).
+DEBIAN  := gnugo:gnugo chromium:chromium chromium-driver:chromedriver mosquitto:mosquitto
 
-.PHONY: all sim test lint typecheck bench mp clean voice firmware flash fuzz-props venv debian-deps
+.PHONY: all sim hall test lint typecheck bench mp clean voice firmware flash fuzz-props venv debian-deps
 
 all: test
 
@@ -37,6 +39,11 @@ debian-deps:
 sim: $(RUN)
 	$(BIN)/qizhong sim --spec "$(SPEC)"
 
+# A server with a few simulated clocks (docs/server.md); it prints the page's address.
+HALL_SIMS ?= 4
+hall: $(RUN)
+	$(BIN)/qizhong serve --sim $(HALL_SIMS) --db "$${TMPDIR:-/tmp}/qizhong-hall.sqlite"
+
 test: debian-deps lint
 	$(BIN)/pytest -q tests
 
@@ -57,7 +64,7 @@ mp: $(RUN)
 	$(BIN)/micropython tests/mp/heap_check.py
 	$(BIN)/micropython tests/mp/proto_check.py
 
-bench: $(STAMP)
+bench: $(STAMP) debian-deps
 	$(BIN)/python benchmarks/run_all.py
 
 # The property tests with fresh random examples, many more of them (not in make test).

@@ -37,6 +37,11 @@ TIMEOUT_S = 120.0  # a bound on one command, never a sleep
 SKIP = {
     "make sim": "interactive: tests/test_term.py runs it under a pty at 80x24",
     "make test": "this test runs inside it",
+    ".venv/bin/qizhong serve --port": "two clocks on USB (tests/test_server.py: simulated ones)",
+    ".venv/bin/qizhong serve --mqtt": "a broker on another laptop (tests/test_mqtt.py: loopback)",
+    "curl -s http://127.0.0.1:8080/live.pgn": "a server running (tests/test_server.py reads it)",
+    ".venv/bin/python benchmarks/hall.py": "a benchmark of minutes (make bench runs it)",
+    "make hall": "a server that runs until stopped (tests/test_server.py runs qizhong serve --sim)",
     "make flash": "needs a Pico on a USB port (tests/test_bundle.py builds the bundle)",
     "qizhong calibrate --seconds 600": "ten minutes of real time (tests/test_cli.py: calibrate)",
     "qizhong sim run tests/scenarios/tc1_rapid.scn --jig": "needs the test jig and a real clock",
@@ -50,7 +55,7 @@ SKIP = {
 }
 SESSION = "# a session\n"  # marks a whole block run as one script
 # Commands that run until stopped: their first output, then Ctrl-C.
-UNTIL_STOPPED = ("qizhong sim --headless", "qizhong status --watch", "--follow")
+UNTIL_STOPPED = ("qizhong serve", "qizhong sim --headless", "qizhong status --watch", "--follow")
 # Commands that need a terminal: run on a pty, quit with q.
 ON_A_TERMINAL = ("qizhong demo",)
 # Commands that need no clock and the same on every page: run once (the scenarios, ~15 s).

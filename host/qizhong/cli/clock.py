@@ -27,7 +27,7 @@ from dataclasses import replace
 from qizhong import timecontrol as tcs
 from qizhong.cli.ruleref import see_rules
 from qizhong.clocks.driver import DRAW, GAMES, PICO_USB, Clock, Status, side_index
-from qizhong.clocks.link import CommandError, Event, LinkError, Restart
+from qizhong.clocks.link import CommandError, Event, LinkError, PortBusy, Restart
 
 
 class NotDone(Exception):
@@ -44,7 +44,15 @@ def _clock(args: argparse.Namespace) -> Clock:
                 % (len(pico) or "no")
             )
         port = pico[0].device
-    return Clock(port, timeout=args.timeout)
+    try:
+        return Clock(port, timeout=args.timeout)
+    except PortBusy as busy:  # #15: a hall server owns it: through the server
+        from qizhong.server.client import via_server
+
+        clock = via_server(port, busy, timeout=args.timeout)
+        if clock is None:
+            raise
+        return clock
 
 
 def _ports() -> list:

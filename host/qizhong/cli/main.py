@@ -156,6 +156,12 @@ def sim_control(argv: list[str]) -> int:
         return 2
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from qizhong.server import main as server_main
+
+    return server_main.main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="qizhong",
@@ -200,6 +206,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--tolerance", type=int, default=0, metavar="MS", help="times match within MS (real time)"
     )
     s.set_defaults(func=cmd_sim)
+    s = sub.add_parser(
+        "serve",
+        help="the hall server: own this laptop's clocks, keep every event, serve the hall page",
+        description="One process owns every clock on this laptop's USB ports (or N simulated "
+        "ones), keeps every event in SQLite, and serves the hall to browsers (docs/server.md).",
+    )
+    from qizhong.server import main as server_main
+
+    server_main.add_arguments(s)
+    s.set_defaults(func=cmd_serve)
     cli_clock.add_commands(sub)
     cli_arbiter.add_commands(sub)
     cli_pair.add_commands(sub)

@@ -567,6 +567,40 @@ class Link:
                 sent = now
             self.pump(max(0.0, min(self.RETRY_S - (now - sent), deadline - now)))
 
+    def request_text(self, text: str) -> tuple[bool, str]:
+        """Send a request text exactly as given, ``ID VERB ARGS [~CTR TAG]``,
+        and wait for its reply: ``(ok, reply text)``. For a request tagged
+        elsewhere (another laptop's arbiter, over the hall's broker, #15):
+        nothing is added or changed here, so whoever relays it cannot forge
+        one; the clock checks the tag. Retries and ``busy`` as ``request``."""
+        rid_text, _, body = text.partition(" ")
+        if not rid_text.isdigit() or not 0 < int(rid_text) < 65536 or not body:
+            raise ValueError("a request text is ID VERB ARGS, not %r" % text[:40])
+        _check_body(text)
+        rid = int(rid_text)
+        if rid in self._sent or rid == self._id:
+            raise ValueError("request id %d is in use here: take another" % rid)
+        frame = proto.frame(text)
+        start = self._clock()
+        deadline = start + self.timeout
+        sent = start
+        self._write(frame, deadline)
+        while True:
+            now = self._clock()
+            got = self._replies.pop(rid, None)
+            if got is not None:
+                if got[0] or got[1].split(" ", 1)[0] != "busy":
+                    return got
+                self.busy += 1
+            if now >= deadline:
+                raise LinkError(
+                    "%s: no reply to request %d in %.1f s" % (self.port, rid, self.timeout)
+                )
+            if now - sent >= self.RETRY_S:
+                self._write(frame, now + self.timeout)
+                sent = now
+            self.pump(max(0.0, min(self.RETRY_S - (now - sent), deadline - now)))
+
     def sync(self) -> None:
         """Ask for every event since the last one handed out, and wait until
         all have arrived (after a reconnect, or to be sure nothing is missing)."""

@@ -19,8 +19,11 @@ and on its second line of output, so a second terminal or a script can say
 SIGTERM, SIGHUP and Ctrl-C stop it and its micropython child.
 
 The control protocol is one text line per connection, one reply line:
-``press L HOLD_MS`` | ``tilt`` | ``key NAME`` | ``frame`` | ``info`` |
-``stop``; the reply is ``ok ...`` or ``err ...``.
+``press L HOLD_MS [up]`` | ``tilt`` | ``key NAME`` | ``frame`` | ``info`` |
+``stop``; the reply is ``ok ...`` or ``err ...`` (with ``up``, ``ok up``
+once the lever is up again: a script's next press of it then counts). The
+hall server's ``--sim N`` runs ``python -m qizhong.sim.headless SPEC STATE
+BOARD_ID``: each clock its own id, as each Pico has its flash id.
 """
 
 from __future__ import annotations
@@ -59,10 +62,14 @@ def default_state() -> str:
 class Headless:
     """One real-time simulated clock with a control port. ``loop()`` runs it."""
 
-    def __init__(self, spec: str = "xq-rapid", listen: str = "127.0.0.1:0") -> None:
+    def __init__(
+        self, spec: str = "xq-rapid", listen: str = "127.0.0.1:0", board_id: str = "sim"
+    ) -> None:
+        """``board_id``: the id the clock gives in ``hello`` (many sims in one
+        hall need one each, as Picos have their flash ids)."""
         tc = tcs.parse(spec)  # a bad spec fails here, before anything starts
         host, _, port = listen.rpartition(":")
-        self.sim = Sim(virtual=False, open_link=False, display=False)
+        self.sim = Sim(virtual=False, open_link=False, display=False, board_id=board_id)
         try:
             self.sim.link.open()
             Clock(self.sim.link).configure(tcs.spec_of(tc))
@@ -78,7 +85,9 @@ class Headless:
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.sim.world, selectors.EVENT_READ, "world")
         self.sel.register(self.ctl, selectors.EVENT_READ, "ctl")
-        self._due: list[tuple[float, str]] = []  # (monotonic s, world line): levers coming up
+        # (monotonic s, world line, who waits for it): levers coming up
+        self._due: list[tuple[float, str, int]] = []
+        self._waiting: dict[int, socket.socket] = {}  # `press ... up`: answered once it is up
         self._frame_for: list[socket.socket] = []  # who waits for the next picture
         self.stopping = False
         self.lines_in = 0  # world lines read from the board
@@ -107,7 +116,10 @@ class Headless:
                     self._accept()
             now = time.monotonic()
             while self._due and self._due[0][0] <= now:
-                self._world(heapq.heappop(self._due)[1])
+                _, line, waiter = heapq.heappop(self._due)
+                self._world(line)
+                if waiter in self._waiting:
+                    self._reply(self._waiting.pop(waiter), "ok up\n")
             if self.sim.proc.poll() is not None:
                 raise SimError("the firmware stopped (exit %s)" % self.sim.proc.returncode)
 
@@ -162,14 +174,20 @@ class Headless:
 
     def _control(self, words: list[str], conn: socket.socket) -> str | None:
         op = words[0] if words else ""
-        if op == "press" and len(words) in (2, 3):
+        if op == "press" and len(words) in (2, 3, 4) and words[3:] in ([], ["up"]):
+            # ``press L HOLD up``: the reply comes once the lever is up again
             lever = LEVERS.get(words[1])
-            hold = int(words[2]) if len(words) == 3 else HOLD_MS
+            hold = int(words[2]) if len(words) >= 3 else HOLD_MS
             if lever is None or not 0 < hold <= 60000:
-                return "err press left|right [HOLD_MS 1..60000]"
+                return "err press left|right [HOLD_MS 1..60000] [up]"
             self._world("lever %d down 0" % lever)
-            heapq.heappush(self._due, (time.monotonic() + hold / 1000, "lever %d up 0" % lever))
-            return "ok press %s" % words[1]
+            waiter = 0
+            if words[3:]:
+                waiter = id(conn)
+                self._waiting[waiter] = conn
+            up = "lever %d up 0" % lever
+            heapq.heappush(self._due, (time.monotonic() + hold / 1000, up, waiter))
+            return None if waiter else "ok press %s" % words[1]
         if op == "tilt" and len(words) == 1:
             self._world("tilt 0")
             return "ok tilt"
@@ -188,7 +206,7 @@ class Headless:
         return "err unknown request %r (press, tilt, key, frame, info, stop)" % " ".join(words)
 
     def close(self) -> None:
-        for conn in self._frame_for:
+        for conn in [*self._frame_for, *self._waiting.values()]:
             conn.close()
         self.sel.close()
         self.ctl.close()
@@ -204,7 +222,9 @@ def _write_state(path: str, info: dict[str, object]) -> None:
     os.replace(tmp, path)
 
 
-def serve(spec: str, state: str | None = None, listen: str = "127.0.0.1:0") -> int:
+def serve(
+    spec: str, state: str | None = None, listen: str = "127.0.0.1:0", board_id: str = "sim"
+) -> int:
     """``qizhong sim --headless``: prints the serial device, then the control
     address, and runs until stopped (SIGTERM, SIGHUP, Ctrl-C, ``qizhong sim
     stop``). Returns the exit code."""
@@ -216,7 +236,7 @@ def serve(spec: str, state: str | None = None, listen: str = "127.0.0.1:0") -> i
     old = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     h = None
     try:
-        h = Headless(spec, listen)
+        h = Headless(spec, listen, board_id)
         _write_state(state, h.info())
         print(h.sim.serial_path, flush=True)
         print("world %s (state in %s)" % (h.address, state), flush=True)
@@ -294,4 +314,6 @@ def main_control(op: str, args: list[str], world: str | None, state: str | None)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(serve(sys.argv[1] if len(sys.argv) > 1 else "xq-rapid"))
+    # python -m qizhong.sim.headless [SPEC [STATE [BOARD_ID]]] (the hall server's --sim)
+    a = sys.argv[1:] + [""] * 3
+    sys.exit(serve(a[0] or "xq-rapid", a[1] or None, board_id=a[2] or "sim"))

@@ -1,0 +1,435 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The hall server's HTTP and WebSocket API (aiohttp), documented in docs/server.md.
+
+Reading is public: the hall page, every board's state, its events, the live
+records. Acting (time control, start, pause, penalty, knock ruling, set
+times, result, players, acknowledging an alert) needs the arbiter: the
+password given at start, sent once to ``/api/login`` for an HttpOnly,
+SameSite=Strict cookie, or as ``Authorization: Bearer PASSWORD`` by a script.
+Both are compared in constant time.
+
+An action is written to the store before it is sent to the clock, and its
+outcome after; the answer comes once both are on disk. The clock's own event
+(a ``penalty`` with its new times, say) reaches every page over the WebSocket
+when the clock reports it, after it too is on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import os
+import secrets
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
+from qizhong.clocks.link import LinkError
+from qizhong.core import auth as core_auth
+from qizhong.server import records
+from qizhong.server.board import BoardState, Worker
+from qizhong.server.store import Store
+
+WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
+COOKIE = "qizhong_arbiter"
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class Hall:
+    """The server's state: the store, one worker per port, the open WebSockets."""
+
+    def __init__(self, store: Store, password: str, tournament: str = "hall") -> None:
+        self.store = store
+        self.password = password
+        self.tournament = tournament
+        self.states: dict[int, BoardState] = {}
+        self.workers: list[Worker] = []
+        self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+        self.sessions: set[str] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
+        self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
+        self._restore()
+
+    def _restore(self) -> None:
+        """Every board's state again from the store (after a restart)."""
+        acked = self.store.acked()
+        for b in self.store.boards():
+            self.states[b.no] = BoardState(b, link="connecting")
+        moves: dict[int, list[tuple[int, int, str]]] = {}
+        for a in self.store.actions():
+            if a["verb"] == "move" and a["outcome"] == "ok":
+                args: Any = a["args"]
+                board: Any = a["board"]
+                aid: Any = a["id"]
+                moves.setdefault(int(board), []).append(
+                    (int(aid), int(args["game"]), str(args["text"]))
+                )
+        for st in self.store.events():
+            if st.board in self.states:
+                self.states[st.board].apply(st, acked)
+        for no, kept in moves.items():
+            if no in self.states:
+                s = self.states[no]
+                s.played = [text for _, game, text in sorted(kept) if game == s.game_no]
+
+    def add_port(self, port: str, game: str = "xiangqi", spec: str = "") -> Worker:
+        w = Worker(port, self.store, self.notify, game, spec, self.states)
+        self.workers.append(w)
+        w.start()
+        return w
+
+    def worker(self, no: int) -> Worker:
+        for w in self.workers:
+            if w.st is not None and w.st.board.no == no:
+                return w
+        raise web.HTTPNotFound(text="no clock connected for board %d" % no)
+
+    # -- news to the pages (from the workers' threads) ---------------------------------------
+
+    def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
+        for fn in self.listeners:
+            fn(no, view, event)
+        if self.loop is not None and not self.loop.is_closed():
+            msg = json.dumps({"type": "board", "board": view, "event": event})
+            self.loop.call_soon_threadsafe(self._send_all, msg)
+
+    def remote_board(self, view: dict[str, Any]) -> None:
+        """Another server's board, as the broker brought it (read-only here)."""
+        view = dict(view, key="%s-%s" % (view.get("server", "?"), view.get("no", "?")))
+        self.remote[str(view.get("clock_id"))] = view
+        if self.loop is not None and not self.loop.is_closed():
+            msg = json.dumps({"type": "board", "board": view, "event": None})
+            self.loop.call_soon_threadsafe(self._send_all, msg)
+
+    def views(self) -> list[dict[str, Any]]:
+        """Every board of the hall: this server's, then the others' (MQTT)."""
+        mine = [s.view() for _, s in sorted(self.states.items())]
+        return mine + [v for _, v in sorted(self.remote.items())]
+
+    def _send_all(self, msg: str) -> None:
+        for ws in list(self.sockets):
+            if not ws.closed:
+                task = asyncio.ensure_future(self._send(ws, msg))
+                self._tasks.add(task)  # kept until done (the loop holds only weak refs)
+                task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _send(ws: web.WebSocketResponse, msg: str) -> None:
+        try:
+            await ws.send_str(msg)
+        except (ConnectionError, RuntimeError):
+            pass
+
+    def stop(self) -> None:
+        for w in self.workers:
+            w.stop()
+        for w in self.workers:
+            w.join(timeout=5)
+
+    # -- the arbiter ------------------------------------------------------------------------
+
+    def is_arbiter(self, request: web.Request) -> bool:
+        auth = request.headers.get("Authorization", "")
+        if auth.startswith("Bearer "):
+            return hmac.compare_digest(auth[7:].encode(), self.password.encode())
+        cookie = request.cookies.get(COOKIE, "")
+        return any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions)
+
+
+def _int(body: dict[str, Any], key: str) -> int:
+    v = body.get(key)
+    if isinstance(v, bool) or not isinstance(v, int | str):
+        raise web.HTTPBadRequest(text="%s: an integer is needed" % key)
+    try:
+        return int(v)
+    except ValueError:
+        raise web.HTTPBadRequest(text="%s: an integer is needed, not %r" % (key, v)) from None
+
+
+def _side(body: dict[str, Any], game: str) -> int:
+    try:
+        return side_index(body.get("side", 0), game)
+    except ValueError as e:
+        raise web.HTTPBadRequest(text=str(e)) from None
+
+
+def action(verb: str, body: dict[str, Any], game: str) -> Callable[[Clock], Any]:
+    """The clock call for one arbiter action (checked here, run on the board's thread)."""
+    if verb == "config":
+        spec = str(body.get("spec", ""))
+        override = bool(body.get("override", False))
+        return lambda c: c.configure(spec, override)
+    if verb == "start":
+        side = _side(body, game)
+        return lambda c: c.start(side)
+    if verb == "pause":
+        return lambda c: c.pause()
+    if verb == "resume":
+        return lambda c: c.resume()
+    if verb == "new":
+        override = bool(body.get("override", False))
+        return lambda c: c.new_game(override)
+    if verb == "penalty":
+        side, ms = _side(body, game), _int(body, "ms")
+        return lambda c: c.penalty(side, ms)
+    if verb == "knock":  # the ruling after a tilt: who knocked the clock (EQ-5)
+        side = _side(body, game)
+        return lambda c: c.knock(side)
+    if verb == "set":  # EQ-7
+        side, ms = _side(body, game), _int(body, "ms")
+        moves = _int(body, "moves") if "moves" in body else None
+        periods = _int(body, "periods") if "periods" in body else None
+        return lambda c: c.set(side, ms, moves, periods)
+    if verb == "finish":
+        r = body.get("result")
+        result = None if r is None else DRAW if r in (2, "draw") else _side({"side": r}, game)
+        return lambda c: c.finish(result)
+    raise web.HTTPNotFound(text="no action %r" % verb)
+
+
+CLOCK_ACTIONS = ("config", "start", "pause", "resume", "new", "penalty", "knock", "set", "finish")
+
+
+def make_app(hall: Hall) -> web.Application:
+    app = web.Application(middlewares=[_errors])
+    app["hall"] = hall
+
+    async def on_startup(app: web.Application) -> None:
+        hall.loop = asyncio.get_running_loop()
+
+    async def on_shutdown(app: web.Application) -> None:
+        for ws in list(hall.sockets):
+            await ws.close()
+
+    app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
+
+    def page(name: str) -> Handler:
+        async def h(request: web.Request) -> web.StreamResponse:
+            return web.FileResponse(os.path.join(WEB, name))
+
+        return h
+
+    async def boards(request: web.Request) -> web.Response:
+        if request.query.get("all"):
+            return web.json_response(hall.views())
+        return web.json_response([s.view() for _, s in sorted(hall.states.items())])
+
+    def state_of(request: web.Request) -> BoardState:
+        no = int(request.match_info["no"])
+        if no not in hall.states:
+            raise web.HTTPNotFound(text="no board %d" % no)
+        return hall.states[no]
+
+    async def board(request: web.Request) -> web.Response:
+        st = state_of(request)
+        view = st.view()
+        view["presses"] = st.presses
+        view["position"] = records.position(st)
+        view["played_moves"] = st.played
+        view["record"] = (
+            "/boards/%d.pgn" % st.board.no
+            if st.board.game == "xiangqi"
+            else "/boards/%d.sgf" % st.board.no
+            if st.board.game == "go"
+            else ""
+        )
+        return web.json_response(view)
+
+    async def events(request: web.Request) -> web.Response:
+        no = int(request.match_info["no"]) if "no" in request.match_info else None
+        after = int(request.query.get("after", "0"))
+        from qizhong.server.board import _event_json
+
+        return web.json_response([_event_json(s) for s in hall.store.events(no, after)])
+
+    async def actions(request: web.Request) -> web.Response:
+        return web.json_response(hall.store.actions())
+
+    async def me(request: web.Request) -> web.Response:
+        return web.json_response({"arbiter": hall.is_arbiter(request)})
+
+    async def login(request: web.Request) -> web.Response:
+        body = await _json(request)
+        given = str(body.get("password", ""))
+        if not hmac.compare_digest(given.encode(), hall.password.encode()):
+            raise web.HTTPForbidden(text="wrong password")
+        token = secrets.token_urlsafe(32)
+        hall.sessions.add(token)
+        resp = web.json_response({"arbiter": True})
+        resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
+        return resp
+
+    async def logout(request: web.Request) -> web.Response:
+        hall.sessions.discard(request.cookies.get(COOKIE, ""))
+        resp = web.json_response({"arbiter": False})
+        resp.del_cookie(COOKIE, path="/")
+        return resp
+
+    async def relay(request: web.Request) -> web.Response:
+        """A request text for the clock, exactly as a ``qizhong`` command made
+        it (server/client.py): queries for all, changes for the arbiter."""
+        st = state_of(request)
+        body = await _json(request)
+        text = str(body.get("text", ""))
+        words = text.split(" ")
+        verb, rest = (words[1], " ".join(words[2:])) if len(words) > 1 else ("", "")
+        if verb == "since":
+            raise web.HTTPBadRequest(text="since: read /api/boards/N/events (the record)")
+        if not core_auth.is_open(verb, rest) and not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        no = st.board.no
+        worker = hall.worker(no)
+        aid = 0
+        if not core_auth.is_open(verb, rest):
+            aid = hall.store.add_action(no, "request", {"text": text}, "arbiter")
+        try:
+            ok, answer = await asyncio.wrap_future(worker.call(lambda c: c.link.request_text(text)))
+        except ValueError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+        except LinkError as e:
+            if aid:
+                hall.store.action_done(aid, "no clock: %s" % e)
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        if aid:
+            hall.store.action_done(aid, "ok" if ok else "refused: %s" % answer)
+        return web.json_response({"ok": ok, "text": answer})
+
+    async def act(request: web.Request) -> web.Response:
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        st = state_of(request)
+        no, verb = st.board.no, request.match_info["verb"]
+        body = await _json(request)
+        if verb == "ack":
+            event = _int(body, "event")
+            hall.store.ack(no, event)  # on disk before the answer
+            st.ack(event)
+            hall.notify(no, st.view(), None)
+            return web.json_response({"ok": True})
+        if verb == "move":  # checked by the rules engine, kept, then shown
+            try:
+                text = records.check_move(st, str(body.get("text", "")))
+            except ValueError as e:
+                raise web.HTTPBadRequest(text="move: %s" % e) from None
+            aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
+            hall.store.action_done(aid, "ok")
+            st.played.append(text)
+            hall.notify(no, st.view(), None)
+            return web.json_response({"ok": True, "move": text})
+        if verb == "players":
+            fields: dict[str, str] = {
+                k: str(body[k]) for k in ("first", "second", "game", "spec") if k in body
+            }
+            if fields.get("game", st.board.game) not in ("xiangqi", "go", "chess"):
+                raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
+            if fields.get("game", st.board.game) != st.board.game and st.played:
+                raise web.HTTPConflict(text="moves of this game are kept: a new game first")
+            hall.store.add_action(no, verb, dict(fields), "arbiter")
+            hall.store.set_board(no, **fields)
+            st.board = next(b for b in hall.store.boards() if b.no == no)
+            hall.notify(no, st.view(), None)
+            return web.json_response({"ok": True})
+        if verb not in CLOCK_ACTIONS:
+            raise web.HTTPNotFound(text="no action %r" % verb)
+        call = action(verb, body, st.board.game)
+        worker = hall.worker(no)
+        aid = hall.store.add_action(no, verb, body, "arbiter")  # kept before it is sent
+        try:
+            await asyncio.wrap_future(worker.call(call))
+        except CommandError as e:
+            hall.store.action_done(aid, "refused: %s" % e)
+            raise web.HTTPConflict(text=str(e)) from None
+        except LinkError as e:
+            hall.store.action_done(aid, "no clock: %s" % e)
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        hall.store.action_done(aid, "ok")
+        return web.json_response({"ok": True, "action": aid})
+
+    async def ws(request: web.Request) -> web.WebSocketResponse:
+        sock = web.WebSocketResponse(heartbeat=20)
+        await sock.prepare(request)
+        hall.sockets.add(sock)
+        hello = {"type": "hello", "boards": hall.views(), "arbiter": hall.is_arbiter(request)}
+        await sock.send_str(json.dumps(hello))
+        async for msg in sock:  # nothing is taken from a page's socket: acting is POST
+            if msg.type == WSMsgType.ERROR:
+                break
+        hall.sockets.discard(sock)
+        return sock
+
+    app.router.add_get("/", page("index.html"))
+    app.router.add_get("/board/{no:\\d+}", page("board.html"))
+    app.router.add_static("/static/", WEB)
+    app.router.add_get("/api/boards", boards)
+    app.router.add_get("/api/boards/{no:\\d+}", board)
+    app.router.add_get("/api/boards/{no:\\d+}/events", events)
+    app.router.add_get("/api/events", events)
+    app.router.add_get("/api/actions", actions)
+    app.router.add_get("/api/me", me)
+    app.router.add_post("/api/login", login)
+    app.router.add_post("/api/logout", logout)
+    app.router.add_post("/api/boards/{no:\\d+}/request", relay)
+    app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)
+    app.router.add_get("/ws", ws)
+
+    async def live_pgn(request: web.Request) -> web.Response:
+        games = [
+            records.pgn(s) for _, s in sorted(hall.states.items()) if s.board.game == "xiangqi"
+        ]
+        return web.Response(
+            text="\n".join(games),
+            content_type="application/x-chess-pgn",
+            charset="utf-8",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def board_pgn(request: web.Request) -> web.Response:
+        st = state_of(request)
+        if st.board.game != "xiangqi":
+            raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
+        return web.Response(
+            text=records.pgn(st), content_type="application/x-chess-pgn", charset="utf-8"
+        )
+
+    async def board_sgf(request: web.Request) -> web.Response:
+        st = state_of(request)
+        if st.board.game != "go":
+            raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
+        return web.Response(
+            body=records.sgf(st), content_type="application/x-go-sgf", charset="utf-8"
+        )
+
+    app.router.add_get("/live.pgn", live_pgn)
+    app.router.add_get("/boards/{no:\\d+}.pgn", board_pgn)
+    app.router.add_get("/boards/{no:\\d+}.sgf", board_sgf)
+    return app
+
+
+async def _json(request: web.Request) -> dict[str, Any]:
+    if request.content_type != "application/json":  # a form from another site cannot send it
+        raise web.HTTPUnsupportedMediaType(text="send application/json")
+    try:
+        body = await request.json()
+    except ValueError:
+        raise web.HTTPBadRequest(text="not JSON") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="a JSON object is needed")
+    return body
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except web.HTTPException as e:
+        if e.status >= 400 and request.path.startswith("/api/"):
+            return web.json_response({"error": e.text or e.reason}, status=e.status)
+        raise

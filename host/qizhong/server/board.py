@@ -1,0 +1,326 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One board of the hall: its clock's worker thread and the state the hall shows.
+
+A ``Worker`` owns one port (``Link`` takes the exclusive lock) and is the
+only thread that talks to that clock: it polls events, asks ``status`` every
+``STATUS_S``, runs the arbiter's requests handed to it (``call``), and after
+a lost link reopens the port every ``RETRY_S`` and collects what it missed
+(``Clock.reconnect``: by boot id, #12). Every event is committed to the
+``Store`` before the hall hears of it.
+
+``BoardState`` is what the hall shows of a board, made only from events (so
+a restarted server rebuilds it from its file) and refreshed by ``status``.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from qizhong.clocks.driver import Clock
+from qizhong.clocks.link import Event, LinkError
+from qizhong.server.store import Board, Store, Stored
+
+ALERTS = ("knock", "flag", "held", "lost")  # what an arbiter must see, until acknowledged
+
+# The state names of a clock's ``state`` events (docs/protocol.md).
+NOTIFY = Callable[[int, dict[str, Any], dict[str, Any] | None], None]
+
+
+def mono_ms() -> int:
+    return time.monotonic_ns() // 1000000
+
+
+@dataclass
+class BoardState:
+    """What the hall shows of one board. ``left`` is as of the clock's ms ``t``."""
+
+    board: Board
+    link: str = "connecting"  # up, lost, connecting, busy (another program owns the port)
+    link_text: str = ""
+    boot: str = ""
+    state: str = "idle"
+    run: int = -1
+    left: list[int] = field(default_factory=lambda: [0, 0])
+    moves: list[int] = field(default_factory=lambda: [0, 0])
+    periods: list[int] = field(default_factory=lambda: [-1, -1])
+    t: int = 0  # the clock's ms when ``left`` was true
+    offset: int | None = None  # the clock's ms minus this host's monotonic ms
+    result: int = -1
+    flag: list[bool] = field(default_factory=lambda: [False, False])
+    knocks: int = 0
+    held: int = -1  # the side whose lever is held down now (EQ-3), -1 none
+    game_no: int = 1
+    events: int = 0
+    presses: list[dict[str, int]] = field(default_factory=list)  # this game's presses
+    played: list[str] = field(default_factory=list)  # this game's moves as entered (notation)
+    alerts: list[dict[str, Any]] = field(default_factory=list)  # not yet acknowledged
+
+    def apply(self, st: Stored, acked: set[int] | None = None) -> None:
+        """One kept event (a clock's, or the host's ``lost``/``found``)."""
+        ev = st.event
+        self.events += 1
+        if st.boot != "host":
+            self.boot = st.boot
+            self.left = list(ev.left)
+            self.t = ev.t
+        name = ev.name
+        if name == "start":
+            self.state, self.run = "running", ev.side
+        elif name == "press":
+            self.moves[ev.side] += 1
+            self.run = 1 - ev.side
+            self.held = -1
+            self.presses.append({"side": ev.side, "t": ev.t, "left": ev.left[ev.side]})
+        elif name == "pause":
+            self.state = "paused"
+        elif name == "resume":
+            self.state = "running"
+        elif name == "knock":
+            self.state = "knocked"
+            self.knocks += 1
+        elif name == "held":
+            self.held = ev.side
+        elif name == "flag":
+            self.flag[ev.side] = True
+            self.state = "flagged"
+        elif name == "finish":
+            self.state, self.result, self.run = "finished", ev.arg, -1
+        elif name == "config":
+            self.new_game()
+        if name in ALERTS and not (acked and st.id in acked):
+            self.alerts.append(
+                {"id": st.id, "kind": name, "side": ev.side, "t": ev.t, "host_ms": st.host_ms}
+            )
+
+    def new_game(self) -> None:
+        if self.events > 1 and (self.presses or self.state != "idle"):
+            self.game_no += 1
+        self.state, self.run, self.result = "idle", -1, -1
+        self.moves, self.flag, self.knocks, self.held = [0, 0], [False, False], 0, -1
+        self.presses, self.played = [], []
+
+    def ack(self, event: int) -> bool:
+        n = len(self.alerts)
+        self.alerts = [a for a in self.alerts if a["id"] != event]
+        return len(self.alerts) < n
+
+    def view(self) -> dict[str, Any]:
+        """The JSON the hall gets. ``now``: the clock's ms now, as this host
+        reckons it, so a page can tick ``left[run]`` down from ``t``."""
+        b = self.board
+        now = mono_ms() + self.offset if self.offset is not None else self.t
+        return {
+            "key": str(b.no),
+            "no": b.no,
+            "clock_id": b.clock_id,
+            "port": b.port,
+            "game": b.game,
+            "players": [b.first, b.second],
+            "spec": b.spec,
+            "link": self.link,
+            "link_text": self.link_text,
+            "state": self.state,
+            "run": self.run,
+            "left": self.left,
+            "t": self.t,
+            "now": now,
+            "moves": self.moves,
+            "played": len(self.played),
+            "periods": self.periods,
+            "result": self.result,
+            "flag": self.flag,
+            "knocks": self.knocks,
+            "held": self.held,
+            "game_no": self.game_no,
+            "events": self.events,
+            "alerts": self.alerts,
+        }
+
+
+class Worker(threading.Thread):
+    """The thread that owns one clock's port."""
+
+    POLL_S = 0.05
+    STATUS_S = 2.0  # a status request this often: times, and whether the clock still answers
+    RETRY_S = 1.0  # a lost clock's port is tried again this often
+    TIMEOUT_S = 5.0  # a clock silent this long is lost (a busy laptop can stall 2 s)
+
+    def __init__(
+        self,
+        port: str,
+        store: Store,
+        notify: NOTIFY,
+        game: str = "xiangqi",
+        spec: str = "",
+        states: dict[int, BoardState] | None = None,
+    ) -> None:
+        super().__init__(name="board %s" % port, daemon=True)
+        self.port = port
+        self.store = store
+        self.notify = notify
+        self.game = game
+        self.spec = spec
+        self.states = states if states is not None else {}
+        self.clock: Clock | None = None
+        self.st: BoardState | None = None
+        for b in store.boards():  # a board this port had before a restart shows at once
+            if b.port == port and b.no in self.states:
+                self.st = self.states[b.no]
+        self._calls: queue.Queue[tuple[Callable[[Clock], Any], Future[Any]]] = queue.Queue()
+        self.stopping = threading.Event()
+        self.ready = threading.Event()  # set after the first connect attempt
+
+    # -- the thread's loop -------------------------------------------------------------------
+
+    def run(self) -> None:
+        next_status = 0.0
+        next_try = 0.0
+        while not self.stopping.is_set():
+            now = time.monotonic()
+            if self.clock is None or self.st is None or self.st.link != "up":
+                if now >= next_try:
+                    self._connect()
+                    next_try = now + self.RETRY_S
+                    self.ready.set()
+                self._fail_calls()
+                self.stopping.wait(self.POLL_S)
+                continue
+            try:
+                self._run_calls()
+                for ev in self.clock.events(self.POLL_S):
+                    self._keep(ev)
+                if now >= next_status:
+                    self._status()
+                    next_status = now + self.STATUS_S
+            except LinkError as e:
+                self._lost(str(e))
+        if self.clock is not None:
+            self.clock.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def _connect(self) -> None:
+        try:
+            if self.clock is None:
+                self.clock = Clock(self.port, game=self.game, timeout=self.TIMEOUT_S)
+            else:
+                self.clock.reconnect()
+        except LinkError as e:
+            busy = "in use by" in str(e)
+            if self.clock is not None:
+                self.clock.close()
+                if busy:
+                    self.clock = None
+            if self.st is not None and self.st.link == "up":
+                self._lost(str(e))
+            elif self.st is not None:
+                self.st.link, self.st.link_text = ("busy" if busy else "lost"), str(e)
+                self.notify(self.st.board.no, self.st.view(), None)
+            return
+        hello = self.clock.hello
+        board = self.store.board_for(hello.id, self.port, self.game, self.spec)
+        if self.st is None or self.st.board.no != board.no:
+            self.st = self.states.setdefault(board.no, BoardState(board))
+        self.st.board = board
+        boot, seq = self.store.last(board.no)
+        try:
+            # What happened while nobody listened: the rest of this boot's
+            # events, or every event a restarted clock still keeps.
+            for ev in self.clock.since(seq if boot == hello.boot else 0):
+                self._keep(ev)
+            was = self.st.link
+            self.st.link, self.st.link_text = "up", ""
+            if was == "lost":
+                self._host_event("found")
+            self._status()
+        except LinkError as e:
+            self._lost(str(e))
+
+    def _status(self) -> None:
+        assert self.clock is not None and self.st is not None
+        a = mono_ms()
+        s = self.clock.status()
+        b = mono_ms()
+        st = self.st
+        st.offset = s.t - (a + b) // 2
+        st.state, st.run, st.t = s.state, s.run, s.t
+        st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
+        st.result = s.result
+        self.notify(st.board.no, st.view(), None)
+
+    def _keep(self, ev: Event) -> None:
+        assert self.clock is not None and self.st is not None
+        stored = self.store.add_event(self.st.board.no, self.clock.link.boot, ev)
+        if stored is not None:  # committed: now the hall may hear of it
+            self.st.apply(stored)
+            self.notify(self.st.board.no, self.st.view(), _event_json(stored))
+
+    def _host_event(self, name: str) -> None:
+        assert self.st is not None
+        ev = Event(time.time_ns(), -1, name, -1, 0, (self.st.left[0], self.st.left[1]))
+        stored = self.store.add_event(self.st.board.no, "host", ev)
+        if stored is not None:
+            self.st.apply(stored)
+            self.notify(self.st.board.no, self.st.view(), _event_json(stored))
+
+    def _lost(self, why: str) -> None:
+        assert self.st is not None
+        if self.clock is not None:
+            self.clock.close()
+        self.st.link, self.st.link_text = "lost", why
+        self.st.offset = None
+        self._host_event("lost")
+
+    # -- requests from the server's other threads -----------------------------------------
+
+    def call(self, fn: Callable[[Clock], Any]) -> Future[Any]:
+        """Run ``fn(clock)`` on this board's thread; its result (or error) in the future."""
+        fut: Future[Any] = Future()
+        self._calls.put((fn, fut))
+        return fut
+
+    def _run_calls(self) -> None:
+        while True:
+            try:
+                fn, fut = self._calls.get_nowait()
+            except queue.Empty:
+                return
+            assert self.clock is not None
+            try:
+                fut.set_result(fn(self.clock))
+            except LinkError as e:
+                fut.set_exception(e)
+                raise
+            except Exception as e:  # the clock's refusal (CommandError), or bad input
+                fut.set_exception(e)
+
+    def _fail_calls(self) -> None:
+        while True:
+            try:
+                _, fut = self._calls.get_nowait()
+            except queue.Empty:
+                return
+            fut.set_exception(LinkError("%s: the clock is not connected" % self.port))
+
+
+def _event_json(st: Stored) -> dict[str, Any]:
+    ev = st.event
+    return {
+        "id": st.id,
+        "board": st.board,
+        "boot": st.boot,
+        "seq": ev.seq,
+        "t": ev.t,
+        "name": ev.name,
+        "side": ev.side,
+        "arg": ev.arg,
+        "left": list(ev.left),
+        "host_ms": st.host_ms,
+    }

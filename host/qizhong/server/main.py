@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``qizhong serve``: run the hall server (docs/server.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import signal
+import socket
+import sys
+
+from qizhong.clocks.driver import GAMES, PICO_USB
+from qizhong.server import sims
+from qizhong.server.app import Hall, make_app
+from qizhong.server.store import Store
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--port",
+        action="append",
+        default=[],
+        metavar="DEV",
+        help="a clock's serial port (repeat; default: every Pico clock on USB)",
+    )
+    p.add_argument(
+        "--sim",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N simulated clocks (their own processes; a restarted server takes them back)",
+    )
+    p.add_argument("--spec", default="xq-rapid", help="--sim: their time control")
+    p.add_argument(
+        "--game",
+        choices=list(GAMES),
+        default="xiangqi",
+        help="the game of new boards (changed per board on the page)",
+    )
+    p.add_argument("--db", default="qizhong-hall.sqlite", help="the SQLite file (kept)")
+    p.add_argument(
+        "--listen",
+        default="127.0.0.1:8080",
+        metavar="HOST:PORT",
+        help="where the page and API are served (port 0: a free one)",
+    )
+    p.add_argument("--tournament", default="hall", help="the tournament's name (MQTT topics)")
+    p.add_argument(
+        "--mqtt",
+        metavar="HOST[:PORT]",
+        help="join the tournament's hall over an MQTT broker (docs/server.md)",
+    )
+    p.add_argument(
+        "--name",
+        default=socket.gethostname(),
+        help="this server's name in the hall (default: the host name)",
+    )
+    p.add_argument(
+        "--password-file",
+        metavar="FILE",
+        help="the arbiter's password, first line (default: $QIZHONG_ARBITER_PASSWORD,"
+        " else a new one, printed)",
+    )
+
+
+def _password(args: argparse.Namespace) -> tuple[str, bool]:
+    if args.password_file:
+        with open(args.password_file) as f:
+            return f.readline().strip(), False
+    env = os.environ.get("QIZHONG_ARBITER_PASSWORD", "")
+    if env:
+        return env, False
+    return secrets.token_urlsafe(12), True
+
+
+def _discover() -> list[str]:
+    from serial.tools import list_ports
+
+    return [p.device for p in list_ports.comports() if (p.vid, p.pid) == PICO_USB]
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from aiohttp import web
+
+    password, made = _password(args)
+    if not password:
+        print("qizhong serve: the arbiter's password is empty", file=sys.stderr)
+        return 2
+    store = Store(args.db)
+    hall = Hall(store, password, args.tournament)
+    ports = list(args.port)
+    started: list[sims.SimClock] = []
+    if args.sim:
+        started = sims.start(args.sim, args.db + ".sims", args.spec, "%s-sim" % args.name)
+        ports += [s.serial for s in started]
+    elif not ports:
+        ports = _discover()
+    for port in ports:
+        hall.add_port(port, args.game, args.spec)
+    app = make_app(hall)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    host, _, port = args.listen.rpartition(":")
+    site = web.TCPSite(runner, host or "127.0.0.1", int(port or 0))
+    await site.start()
+    addr = runner.addresses[0]
+    url = "http://%s:%d/" % (addr[0], addr[1])
+    bridge = None
+    if args.mqtt:
+        from qizhong.server.mqtt import Bridge
+
+        bridge = Bridge(hall, args.mqtt, args.name, url)
+        bridge.start()
+    print("hall at http://%s:%d/ (%d clocks)" % (addr[0], addr[1], len(ports)), flush=True)
+    from qizhong.server import client
+
+    registry = client.register(url)  # `qizhong start --port ...` finds the server here
+    if made:
+        print("arbiter's password: %s" % password, flush=True)
+    for s in started:
+        print("sim %s: %s, levers at %s" % (s.board_id, s.serial, s.world), flush=True)
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(sig, done.set)
+    await done.wait()
+    if bridge is not None:
+        bridge.stop()
+    await runner.cleanup()
+    await asyncio.to_thread(hall.stop)
+    sims.stop(started)
+    store.close()
+    os.unlink(registry)
+    return 0
+
+
+def main(args: argparse.Namespace) -> int:
+    return asyncio.run(_serve(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    parser = argparse.ArgumentParser(prog="qizhong serve")
+    add_arguments(parser)
+    sys.exit(main(parser.parse_args()))

@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The server's record: one SQLite file, written before anything is acknowledged.
+
+WAL with ``synchronous=FULL``: a commit is on disk when ``add_event`` or
+``add_action`` returns, so a server killed with SIGKILL right after loses
+nothing it had acknowledged (an event handed to the hall, an arbiter action
+answered). Every clock event is kept with its clock's boot id and sequence
+number; a second copy of one (a replay after a reconnect) is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from qizhong.clocks.link import Event
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS boards (
+  no INTEGER PRIMARY KEY, clock_id TEXT UNIQUE NOT NULL, port TEXT NOT NULL,
+  game TEXT NOT NULL DEFAULT 'xiangqi', first TEXT NOT NULL DEFAULT '',
+  second TEXT NOT NULL DEFAULT '', spec TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY, board INTEGER NOT NULL, boot TEXT NOT NULL, seq INTEGER NOT NULL,
+  t INTEGER NOT NULL, name TEXT NOT NULL, side INTEGER NOT NULL, arg INTEGER NOT NULL,
+  left0 INTEGER NOT NULL, left1 INTEGER NOT NULL, host_ms INTEGER NOT NULL,
+  UNIQUE (board, boot, seq));
+CREATE TABLE IF NOT EXISTS actions (
+  id INTEGER PRIMARY KEY, board INTEGER NOT NULL, verb TEXT NOT NULL, args TEXT NOT NULL,
+  who TEXT NOT NULL, host_ms INTEGER NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending');
+CREATE TABLE IF NOT EXISTS acks (
+  board INTEGER NOT NULL, event INTEGER NOT NULL, host_ms INTEGER NOT NULL,
+  PRIMARY KEY (board, event));
+"""
+
+
+def host_ms() -> int:
+    """Wall-clock ms, for the record's timestamps only (never for game time)."""
+    return time.time_ns() // 1000000
+
+
+@dataclass(frozen=True)
+class Board:
+    no: int
+    clock_id: str
+    port: str
+    game: str
+    first: str  # the player who moves first (Red; Black in Go; White in chess)
+    second: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One clock event as kept: its row id, board and boot, and the event."""
+
+    id: int
+    board: int
+    boot: str
+    event: Event
+    host_ms: int
+
+
+class Store:
+    """The SQLite file. Safe to use from several threads (one lock)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _write(self, sql: str, args: tuple[object, ...]) -> sqlite3.Cursor:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._db.execute(sql, args)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return cur
+
+    def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+        with self._lock:
+            return list(self._db.execute(sql, args))
+
+    # -- boards -----------------------------------------------------------------------------
+
+    def board_for(self, clock_id: str, port: str, game: str, spec: str) -> Board:
+        """The board a clock belongs to (by its id), numbered on first sight."""
+        rows = self._read("SELECT no FROM boards WHERE clock_id=?", (clock_id,))
+        if rows:
+            self._write("UPDATE boards SET port=? WHERE clock_id=?", (port, clock_id))
+        else:
+            self._write(
+                "INSERT INTO boards (clock_id, port, game, spec) VALUES (?,?,?,?)",
+                (clock_id, port, game, spec),
+            )
+        return next(b for b in self.boards() if b.clock_id == clock_id)
+
+    def boards(self) -> list[Board]:
+        rows = self._read("SELECT no, clock_id, port, game, first, second, spec FROM boards")
+        return [Board(*r) for r in sorted(rows)]  # type: ignore[arg-type]
+
+    def set_board(self, no: int, **fields: str) -> None:
+        for key, value in fields.items():
+            if key not in ("game", "first", "second", "spec"):
+                raise ValueError("no board field %r" % key)
+            self._write("UPDATE boards SET %s=? WHERE no=?" % key, (value, no))
+
+    # -- events -----------------------------------------------------------------------------
+
+    def add_event(self, board: int, boot: str, ev: Event) -> Stored | None:
+        """Keep ``ev`` (committed on return); None if it was kept already."""
+        now = host_ms()
+        cur = self._write(
+            "INSERT OR IGNORE INTO events (board, boot, seq, t, name, side, arg, left0, left1,"
+            " host_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (board, boot, ev.seq, ev.t, ev.name, ev.side, ev.arg, ev.left[0], ev.left[1], now),
+        )
+        if not cur.rowcount:
+            return None
+        return Stored(int(cur.lastrowid or 0), board, boot, ev, now)
+
+    def events(self, board: int | None = None, after: int = 0) -> Iterator[Stored]:
+        sql = (
+            "SELECT id, board, boot, seq, t, name, side, arg, left0, left1, host_ms FROM events"
+            " WHERE id > ?"
+        )
+        args: tuple[object, ...] = (after,)
+        if board is not None:
+            sql += " AND board = ?"
+            args += (board,)
+        for r in self._read(sql + " ORDER BY id", args):
+            i, b, boot, seq, t, name, side, arg, l0, l1, hm = r
+            ev = Event(int(seq), int(t), str(name), int(side), int(arg), (int(l0), int(l1)))  # type: ignore[call-overload]
+            yield Stored(int(i), int(b), str(boot), ev, int(hm))  # type: ignore[call-overload]
+
+    def last(self, board: int) -> tuple[str, int]:
+        """The boot id and sequence number of the board's newest kept event."""
+        rows = self._read(
+            "SELECT boot, seq FROM events WHERE board=? ORDER BY id DESC LIMIT 1", (board,)
+        )
+        return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)  # type: ignore[call-overload]
+
+    # -- arbiter actions and acknowledged alerts -----------------------------------------------
+
+    def add_action(self, board: int, verb: str, args: dict[str, object], who: str) -> int:
+        cur = self._write(
+            "INSERT INTO actions (board, verb, args, who, host_ms) VALUES (?,?,?,?,?)",
+            (board, verb, json.dumps(args, sort_keys=True), who, host_ms()),
+        )
+        return int(cur.lastrowid or 0)
+
+    def action_done(self, action: int, outcome: str) -> None:
+        self._write("UPDATE actions SET outcome=? WHERE id=?", (outcome, action))
+
+    def actions(self, board: int | None = None) -> list[dict[str, object]]:
+        sql = "SELECT id, board, verb, args, who, host_ms, outcome FROM actions"
+        rows = self._read(
+            sql + (" WHERE board=?" if board else "") + " ORDER BY id", (board,) if board else ()
+        )
+        keys = ("id", "board", "verb", "args", "who", "host_ms", "outcome")
+        out = [dict(zip(keys, r, strict=True)) for r in rows]
+        for a in out:
+            a["args"] = json.loads(str(a["args"]))
+        return out
+
+    def ack(self, board: int, event: int) -> None:
+        self._write(
+            "INSERT OR IGNORE INTO acks (board, event, host_ms) VALUES (?,?,?)",
+            (board, event, host_ms()),
+        )
+
+    def acked(self) -> set[int]:
+        return {int(r[0]) for r in self._read("SELECT event FROM acks")}  # type: ignore[call-overload]
