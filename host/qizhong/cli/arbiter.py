@@ -682,6 +682,7 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
             elif typed[0] == "poll":
                 console._poll(0.0)
     session.hold_record = False
+    console.done = False  # a `quit` in the journal ended that console, not this one
     lines = []
     if header["clock"].get("boot") != clock.hello.boot:
         lines.append("!  the clock restarted since (power): its events since are those it kept")

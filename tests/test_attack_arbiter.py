@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Attacks on the arbiter's console promises (docs/arbiter.md, "The record on
+disk, and a console that stops"): a careless arbiter, a hand-edited journal,
+a clock that loses power while the console is away. The real firmware on the
+simulated board, in virtual time."""
+
+import argparse
+
+import pytest
+
+from qizhong.arbiter.journal import JournalError
+from qizhong.cli import arbiter as cli_arbiter
+from qizhong.clocks.driver import Clock
+from qizhong.records import xiangqi_pgn
+from qizhong.sim import Sim
+
+
+def arbiter_args(*argv):
+    p = argparse.ArgumentParser(prog="qizhong")
+    cli_arbiter.add_commands(p.add_subparsers(dest="command"))
+    return p.parse_args(["arbiter", *argv])
+
+
+def pgn_of(path):
+    return xiangqi_pgn.read_game(path.read_bytes())
+
+
+def open_on(sim, *argv):
+    clock = Clock(sim.serial_path, timeout=5.0)
+    con, lines = cli_arbiter.open_console(arbiter_args("--port", sim.serial_path, *argv), clock)
+    return clock, con, lines
+
+
+def three_moves(sim, con):
+    con.handle("start")
+    t = 0
+    for i, m in enumerate(["炮二平五", "马8进7", "马二进三"]):
+        con.handle(m)
+        t += 2000
+        sim.press(i % 2, t)
+        con.poll(0.2)
+    return t
+
+
+def test_a_console_that_was_quit_resumes_and_stays_open(tmp_path):
+    """docs/arbiter.md: `quit` leaves a game that goes on, and the next
+    `qizhong arbiter` resumes it. The resumed console must not take the
+    journaled `quit` as a new one and stop at once."""
+    out = tmp_path / "q.pgn"
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--out", str(out))
+        three_moves(sim, con)
+        con.handle("quit")
+        assert con.done
+        con.close()
+        clock.close()
+        clock, con, lines = open_on(sim)
+        assert lines[0] == "   resumed from %s.journal: 3 moves" % out
+        assert not con.done  # the arbiter has just started it: it waits for lines
+        con.close()
+        clock.close()
+
+
+def test_a_journal_edited_in_its_middle_is_refused_and_the_record_kept(tmp_path):
+    """A stop tears only the journal's last line. A bad line with whole lines
+    after it is damage: resuming must refuse it, not cut the journal there and
+    write the record over with the moves before the damage."""
+    out = tmp_path / "e.pgn"
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--out", str(out))
+        three_moves(sim, con)
+        con.close()
+        clock.close()
+        jpath = str(out) + ".journal"
+        lines = open(jpath, "rb").read().split(b"\n")
+        bad = next(i for i, ln in enumerate(lines) if b'"in":["handle","\xe9\xa9\xac8' in ln)
+        lines[bad] = lines[bad][:-3]  # a line damaged by hand (or by a disk)
+        with open(jpath, "wb") as f:
+            f.write(b"\n".join(lines))
+        before = open(jpath, "rb").read()
+        with pytest.raises(JournalError):
+            open_on(sim)
+        assert open(jpath, "rb").read() == before  # not cut short
+        assert len(pgn_of(out).moves) == 3  # not written over with one move
+
+
+@pytest.mark.parametrize("line", [b"5", b'"c"', b"[1,2]", b'{"c":"status"}', b"null"])
+def test_a_journal_line_of_another_shape_is_a_clear_refusal(tmp_path, line):
+    """Any whole JSON line that is not the journal's own is refused with
+    JournalError (a clear `qizhong: ...` message), never a traceback."""
+    out = tmp_path / "s.pgn"
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--out", str(out))
+        three_moves(sim, con)
+        con.close()
+        clock.close()
+        jpath = str(out) + ".journal"
+        with open(jpath, "ab") as f:
+            f.write(line + b"\n" + b'{"in":["poll"]}\n')
+        with pytest.raises(JournalError):
+            open_on(sim)
+        assert len(pgn_of(out).moves) == 3
+
+
+@pytest.mark.parametrize(
+    "edit",
+    ["header", "status answer", "typed line"],
+)
+def test_a_journal_edited_by_hand_is_refused_with_a_message(tmp_path, edit):
+    """The header without its clock, a clock answer of the wrong shape, a typed
+    line of the wrong shape: each a JournalError, not a KeyError or TypeError."""
+    out = tmp_path / "h.pgn"
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--out", str(out))
+        three_moves(sim, con)
+        con.close()
+        clock.close()
+        jpath = str(out) + ".journal"
+        lines = open(jpath, "rb").read().split(b"\n")
+        if edit == "header":
+            lines[0] = b'{"journal":1,"args":{}}'
+        elif edit == "status answer":
+            i = next(i for i, ln in enumerate(lines) if ln.startswith(b'{"c":"status","r"'))
+            lines[i] = b'{"c":"status","r":{"seq":1}}'
+        else:
+            i = next(i for i, ln in enumerate(lines) if ln.startswith(b'{"in":["handle"'))
+            lines[i] = b'{"in":["handle",5]}'
+        with open(jpath, "wb") as f:
+            f.write(b"\n".join(lines))
+        with pytest.raises(JournalError):
+            open_on(sim)
+        assert len(pgn_of(out).moves) == 3
