@@ -130,3 +130,66 @@ def test_a_journal_edited_by_hand_is_refused_with_a_message(tmp_path, edit):
         with pytest.raises(JournalError):
             open_on(sim)
         assert len(pgn_of(out).moves) == 3
+
+
+@pytest.mark.parametrize("console", ["up", "down"])
+def test_a_clock_power_cut_mid_move_is_reported_and_the_move_keeps_its_time(tmp_path, console):
+    """docs/journal.md: a clock that lost power comes back paused, with the
+    running side's time as of its last record. docs/arbiter.md: "The time used
+    is the running time of the move". Black thinks 15 s, the clock's power
+    goes (with the console watching, or while it is down), the arbiter resumes
+    the clock and Black presses 4 s later: the move used the time before the
+    cut too, and the console said the clock restarted."""
+    out = tmp_path / "cut.pgn"
+    with Sim(open_link=False, flash=str(tmp_path / "f.img")) as sim:
+        clock, con, _ = open_on(sim, "--out", str(out))
+        t = three_moves(sim, con)  # Black to move, 15:08 left
+        before = clock.status().left[1]
+        if console == "down":
+            con.close()
+            clock.close()
+        sim.run_to(t + 15000)
+        sim.power_cut()
+        if console == "down":
+            clock, con, said = open_on(sim)
+        else:
+            said = []
+        said += con.poll(0.5)
+        assert any("restarted" in s and "paused" in s for s in said), said
+        st = clock.status()
+        assert st.state == "paused"
+        kept = before - st.left[1]  # Black's time up to the clock's last record
+        assert kept >= 5000
+        con.handle("马2进3")
+        con.handle("resume")
+        sim.press(1, clock.status().t + 4000)
+        con.poll(0.5)
+        p = con.session.played[-1]
+        assert p.press is not None and p.used_ms == kept + 4000
+        assert p.clock_ms == st.left[1] - 4000 + 10000
+        con.close()
+        clock.close()
+
+
+@pytest.mark.parametrize("secs", ["nan", "inf", "-inf", "1e400"])
+def test_adjust_by_a_number_that_is_no_time_is_refused_and_the_game_resumes(tmp_path, secs):
+    """docs/arbiter.md: "Bad input gets a clear error and loses nothing". A typo
+    in `adjust` used to kill the console (OverflowError, ValueError), and its
+    journal then ended with that line, so every resume died on it again."""
+    out = tmp_path / "adj.pgn"
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--game", "chess", "--out", str(out))
+        con.handle("start")
+        con.handle("e4")
+        sim.press(0, 2000)
+        con.poll(0.2)
+        left = clock.status().left
+        said = con.handle("adjust white %s" % secs)
+        assert said[-1].startswith("?  "), said
+        assert clock.status().left == left
+        con.close()
+        clock.close()
+        clock, con, lines = open_on(sim)
+        assert lines[0] == "   resumed from %s.journal: 1 moves" % out
+        con.close()
+        clock.close()

@@ -340,6 +340,22 @@ class GameSession:
         if self.result is None:
             self._say("info", "play resumes: %s to move" % self.name(ev.side))
 
+    def _on_boot(self, ev: Event) -> None:
+        """The clock restarted (a power cut, its watchdog): it comes back
+        paused with the times of its last journal record (docs/journal.md).
+        The running side's move keeps what it used up to that record; the
+        clock's ms count starts again, so the move's time goes on from the
+        ``resume``."""
+        if self.running:
+            self._acc += max(0, self._last_left[self.run] - ev.left[self.run])
+            self.running = False
+        if self.started and self.result is None:
+            if ev.arg:  # the last event number of the record it restored
+                text = "it is paused with the times it had kept; `resume` when play goes on"
+            else:
+                text = "it kept no record of this game: its times are not this game's"
+            self._say("warn", "the clock restarted (power): " + text)
+
     def _on_knock(self, ev: Event) -> None:
         self._stop_running(ev.t)
         if self.result is not None:

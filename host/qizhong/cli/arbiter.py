@@ -375,10 +375,10 @@ class Console:
         if len(args) < 2:
             raise _error("adjust SIDE SECONDS [why], e.g. adjust white -30")
         try:
-            secs = float(args[1])
-        except ValueError:
+            ms = round(float(args[1]) * 1000)
+        except (ValueError, OverflowError):  # not a number, nan, inf, 1e400
             raise _error("adjust SIDE SECONDS: %r is not a number" % args[1]) from None
-        return self._lines(s.adjust(args[0], round(secs * 1000), " ".join(args[2:])))
+        return self._lines(s.adjust(args[0], ms, " ".join(args[2:])))
 
     def _board(self, args: list[str]) -> list[str]:
         s = self.cs
