@@ -193,3 +193,34 @@ def test_adjust_by_a_number_that_is_no_time_is_refused_and_the_game_resumes(tmp_
         assert lines[0] == "   resumed from %s.journal: 1 moves" % out
         con.close()
         clock.close()
+
+
+def test_a_chess_game_resumed_waits_for_the_moves_made_while_no_console_watched(tmp_path):
+    """docs/arbiter.md: "Presses made while no console watched wait for their
+    moves". In chess they were ruled presses without a move (CH-1, 7.5.3): the
+    opponent's 2 minutes, and at the second one a lost game."""
+    out = tmp_path / "late.pgn"
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--game", "chess", "--out", str(out))
+        con.handle("start")
+        con.handle("e4")
+        sim.press(0, 2000)  # White's lever is the left one
+        con.poll(0.2)
+        con.close()
+        clock.close()  # the console is gone; the players play on
+        sim.press(1, 5000)  # e5
+        sim.press(0, 9000)  # Nf3
+        sim.run_to(9500)
+        left = None
+        clock, con, said = open_on(sim)
+        said += con.poll(0.5)
+        left = clock.status().left
+        s = con.session
+        assert s.result is None, said
+        assert not any("7.5" in line or "CH-1" in line for line in said), said
+        assert con.handle("e5")[0] == "2. Black e5"
+        assert con.handle("Nf3")[0] == "3. White Nf3"
+        assert [p.used_ms for p in s.played] == [2000, 3000, 4000]
+        assert clock.status().left == left  # no penalty sent
+        con.close()
+        clock.close()
