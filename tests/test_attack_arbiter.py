@@ -224,3 +224,26 @@ def test_a_chess_game_resumed_waits_for_the_moves_made_while_no_console_watched(
         assert clock.status().left == left  # no penalty sent
         con.close()
         clock.close()
+
+
+def test_a_state_folder_that_cannot_be_used_is_a_warning_not_a_traceback(tmp_path, monkeypatch):
+    """The console notes each clock's game in $QIZHONG_STATE. A folder that
+    cannot be made (here: under a file) used to end `qizhong arbiter` with a
+    NotADirectoryError traceback, after the record and journal were claimed;
+    the game goes on, and the console says how to resume it."""
+    import io
+
+    from test_cli_day import run_cli
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("QIZHONG_STATE", str(blocker / "state"))
+    out = tmp_path / "st.pgn"
+    with Sim(open_link=False) as sim:
+        code, said, err = run_cli("arbiter", "--port", sim.serial_path, "--out", str(out))
+        assert code == 0, err
+        assert "Traceback" not in err and "--resume %s.journal" % out in err
+        assert pgn_of(out).headers["Result"] == "*"
+        code, said, err = run_cli("arbiter", "--port", sim.serial_path, "--out", str(out))
+        assert code == 0 and "resumed from %s.journal" % out in said, (said, err)

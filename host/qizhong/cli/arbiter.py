@@ -595,16 +595,20 @@ def _pointer(clock_id: str) -> str:
 def _point(clock_id: str, journal: str | None) -> None:
     """Note (or, with None, forget) the journal of the game on this clock."""
     path = _pointer(clock_id)
-    if journal is None:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        return
-    from qizhong.records import files
+    try:
+        if journal is None:
+            try:
+                os.unlink(path)
+            except OSError:  # none there; or a note of a finished game, which is passed over
+                pass
+            return
+        from qizhong.records import files
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    files.replace(path, (os.path.abspath(journal) + "\n").encode())
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        files.replace(path, (os.path.abspath(journal) + "\n").encode())
+    except OSError as e:  # a state folder that cannot be used: the game goes on without the note
+        print("qizhong: cannot note the clock's game in %s (%s); resume it with --resume %s"
+              % (state_dir(), e.strerror or e, journal), file=sys.stderr)  # fmt: skip
 
 
 def _pointed(clock_id: str) -> str | None:
