@@ -5,6 +5,7 @@ a clock that loses power while the console is away. The real firmware on the
 simulated board, in virtual time."""
 
 import argparse
+import os
 
 import pytest
 
@@ -247,3 +248,26 @@ def test_a_state_folder_that_cannot_be_used_is_a_warning_not_a_traceback(tmp_pat
         assert pgn_of(out).headers["Result"] == "*"
         code, said, err = run_cli("arbiter", "--port", sim.serial_path, "--out", str(out))
         assert code == 0 and "resumed from %s.journal" % out in said, (said, err)
+
+
+def test_a_full_disk_stops_the_console_with_a_message_and_the_game_resumes(tmp_path):
+    """The journal's disk fills (its file's descriptor is put on /dev/full, which
+    answers every write with ENOSPC). The console stops with a JournalError
+    (`qizhong: cannot write ...`), not an OSError traceback; the journal on disk
+    is whole up to the last action, and a new console resumes the game."""
+    out = tmp_path / "full.pgn"
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--out", str(out))
+        three_moves(sim, con)
+        full = os.open("/dev/full", os.O_WRONLY)
+        os.dup2(full, con.journal._f.fileno())
+        os.close(full)
+        with pytest.raises(JournalError, match="No space left"):
+            con.handle("车9平8")
+        con.close()
+        clock.close()
+        clock, con, lines = open_on(sim)
+        assert lines[0] == "   resumed from %s.journal: 3 moves" % out
+        assert con.handle("车9平8")[0] == "4. Black 车9平8"
+        con.close()
+        clock.close()

@@ -238,15 +238,27 @@ class Journal:
         return cls(path, clock, f)
 
     def close(self) -> None:
-        self._f.close()
+        try:
+            self._f.close()
+        except OSError:  # what it could not write was reported (``_line``) and is not needed
+            if not self.broken:
+                raise
 
     def _line(self, entry: dict[str, Any]) -> None:
         if self.broken:
             return
-        self._f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
-        self._f.write(b"\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        try:
+            self._f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
+            self._f.write(b"\n")
+            self._f.flush()
+            os.fsync(self._f.fileno())
+        except OSError as e:  # a full disk, a removed stick: stop here, resumable from what is kept
+            self.broken = True
+            raise JournalError(
+                "cannot write %s (%s): the console stops; the clock runs on, and `qizhong "
+                "arbiter` resumes the game once the journal can be written"
+                % (self.path, e.strerror or e)
+            ) from None
 
     def _entry(self, entry: dict[str, Any]) -> None:
         if self._held is not None:
