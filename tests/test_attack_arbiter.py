@@ -271,3 +271,67 @@ def test_a_full_disk_stops_the_console_with_a_message_and_the_game_resumes(tmp_p
         assert con.handle("车9平8")[0] == "4. Black 车9平8"
         con.close()
         clock.close()
+
+
+def test_five_games_on_one_clock_with_resumes_and_a_power_cut_between(tmp_path):
+    """An arbiter's table: five games one after another on one clock (Xiangqi,
+    Go, chess, Xiangqi, Go), each console stopped mid-game and resumed by a
+    bare `qizhong arbiter`; before the fourth resume the clock loses power.
+    Each record reads back with its own moves and result, and each new game
+    starts clean (never a resume of the game before)."""
+    from qizhong.records import go_sgf
+
+    games = [
+        ("xiangqi", ["炮二平五", "马8进7", "马二进三"], [0, 1, 0], "resign black", "1-0"),
+        ("go", ["E5", "C3", "G7"], [1, 0, 1], "resign white", "B+R"),
+        ("chess", ["e4", "e5", "Nf3"], [0, 1, 0], "resign black", "1-0"),
+        ("xiangqi", ["炮二平五", "炮8平5", "马二进三"], [0, 1, 0], "resign red", "0-1"),
+        ("go", ["D4", "F6", "pass"], [1, 0, 1], "resign black", "W+R"),
+    ]
+    with Sim(open_link=False, flash=str(tmp_path / "f.img")) as sim:
+        t = 0
+        for n, (game, moves, levers, end, result) in enumerate(games, 1):
+            out = tmp_path / ("g%d.%s" % (n, "sgf" if game == "go" else "pgn"))
+            argv = ["--game", game, "--out", str(out)]
+            if game == "go":
+                argv += ["--size", "9"]
+            clock, con, lines = open_on(sim, *argv)
+            assert lines == [] and con.session.played == [], (n, lines)
+            con.handle("start")
+            for i, (m, lever) in enumerate(zip(moves, levers, strict=True)):
+                if i == 2:  # the console stops before the third move is typed
+                    con.close()
+                    clock.close()
+                    t = max(t, sim.now) + 3000
+                    sim.press(lever, t)  # the move is made while no console watches
+                    if n == 4:
+                        sim.run_to(t + 12000)
+                        sim.power_cut()  # and the clock loses power meanwhile
+                    clock, con, lines = open_on(sim)
+                    assert lines[0] == "   resumed from %s.journal: 2 moves" % out, lines
+                    lines += con.poll(0.3)
+                    if n == 4:
+                        assert any("restarted" in ln for ln in lines), lines
+                        con.handle("resume")
+                    con.handle(m)
+                    continue
+                con.handle(m)
+                t = max(t, sim.now) + 2000
+                sim.press(lever, t)
+                con.poll(0.3)
+            assert len(con.session.played) == 3
+            assert all(p.press is not None for p in con.session.played), n
+            assert con.session.fouls == [0, 0], n  # a press the restart lost is no XQ-R19
+            said = con.handle(end)
+            assert said[-1] == "   record written to %s" % out, said
+            con.close()
+            clock.close()
+            if game == "go":
+                rec = go_sgf.read(out.read_bytes())
+                assert rec.result == result and len(rec.board.move_stack) == 3, n
+            else:
+                rec = pgn_of(out) if game == "xiangqi" else None
+                text = out.read_text()
+                assert '[Result "%s"]' % result in text, n
+                if rec is not None:
+                    assert len(rec.moves) == 3

@@ -349,12 +349,24 @@ class GameSession:
         if self.running:
             self._acc += max(0, self._last_left[self.run] - ev.left[self.run])
             self.running = False
-        if self.started and self.result is None:
-            if ev.arg:  # the last event number of the record it restored
-                text = "it is paused with the times it had kept; `resume` when play goes on"
-            else:
-                text = "it kept no record of this game: its times are not this game's"
-            self._say("warn", "the clock restarted (power): " + text)
+        if not self.started or self.result is not None:
+            return
+        if ev.arg:  # the last event number of the record it restored
+            text = "it is paused with the times it had kept; `resume` when play goes on"
+        else:
+            text = "it kept no record of this game: its times are not this game's"
+        self._say("warn", "the clock restarted (power): " + text)
+        run = self.run
+        if ev.arg and run in (0, 1) and self.clock.status().run == 1 - run:
+            # A press the clock kept but whose event its restart dropped (its log
+            # starts empty): nobody saw it, so it waits for its move, as a press
+            # made while no console watched does (never XQ-R19 or CH-1).
+            self.late_upto = max(self.late_upto, ev.seq)
+            self._say("warn", "%s's press was lost with the restart: it waits for its move"
+                      % self.name(run))  # fmt: skip
+            self._on_press(Event(ev.seq, ev.t, "press", run, ev.left[run], ev.left))
+            self.running = False
+            self._acc = 0
 
     def _on_knock(self, ev: Event) -> None:
         self._stop_running(ev.t)
