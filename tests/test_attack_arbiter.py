@@ -5,6 +5,7 @@ a clock that loses power while the console is away. The real firmware on the
 simulated board, in virtual time."""
 
 import argparse
+import json
 import os
 
 import pytest
@@ -335,3 +336,50 @@ def test_five_games_on_one_clock_with_resumes_and_a_power_cut_between(tmp_path):
                 assert '[Result "%s"]' % result in text, n
                 if rec is not None:
                     assert len(rec.moves) == 3
+
+
+def test_a_console_killed_between_any_two_actions_resumes_without_touching_the_clock(tmp_path):
+    """SIGKILL can land after any journal line. A journal that ends between two
+    actions (after a claim, a penalty, a press, a save, an undo...) must resume
+    to a session whose moves are the game's so far, sending the clock nothing
+    that changes it."""
+    out = tmp_path / "k.pgn"
+    script = [
+        ("start", None), ("炮二平五", 0), ("马8进7", 1), ("claim black", None),
+        ("penalty red -30s slow", None), ("save", None), ("马二进三", 0),
+        ("foul red phone", None), ("offer red", None), ("车9平8", None), ("undo", None),
+        ("车9平8", 1), ("moves", None),
+    ]  # fmt: skip
+    with Sim(open_link=False) as sim:
+        clock, con, _ = open_on(sim, "--out", str(out))
+        t = 0
+        for line, lever in script:
+            con.handle(line)
+            if lever is not None:
+                t += 2000
+                sim.press(lever, t)
+                con.poll(0.2)
+        final = [p.text for p in con.session.played]
+        assert final == ["炮二平五", "马8进7", "马二进三", "车9平8"] and con.session.fouls == [1, 1]
+        con.close()
+        clock.close()
+        lines = open(str(out) + ".journal", "rb").read().split(b"\n")[:-1]
+        header = json.loads(lines[0])
+        ends = [k for k in range(3, len(lines) + 1) if k == len(lines) or b'"in"' in lines[k][:6]]
+        assert len(ends) > len(script)
+        for k in ends:  # the journal's first k lines: whole actions only
+            header["record"] = str(tmp_path / ("k%d.pgn" % k))
+            jpath = tmp_path / ("k%d.pgn.journal" % k)
+            jpath.write_bytes(b"\n".join([json.dumps(header).encode(), *lines[1:k]]) + b"\n")
+            clock = Clock(sim.serial_path, timeout=5.0)
+            before = clock.status()
+            con, _ = cli_arbiter.open_console(
+                arbiter_args("--port", sim.serial_path, "--resume", str(jpath)), clock
+            )
+            played = [p.text for p in con.session.played]
+            assert played == final[: len(played)], (k, played)
+            assert con.session.fouls <= [1, 1]
+            con.close()
+            after = clock.status()
+            assert (after.left, after.state, after.seq) == (before.left, before.state, before.seq)
+            clock.close()
