@@ -505,7 +505,7 @@ class App:
             c.adjust(side, ms, now)
             return "ok penalty"
         if op == "knock":
-            c.assign_knock(_side(args[0]), now)
+            c.assign_knock(_side(_arg(args, 0, "knock SIDE")), now)
             return "ok knock"
         if op == "set":  # set SIDE MS [MOVES [PERIODS]] (EQ-7)
             if len(args) > 4:
@@ -537,7 +537,7 @@ class App:
             c.load(now, run, C.RUNNING if running else C.PAUSED)
             return "ok state"
         if op == "levers":  # levers red|black [override]: whose lever is the left one (EQ-1)
-            side = _side(args[0])
+            side = _side(_arg(args, 0, "levers red|black [override]"))
             _unlocked(c, args[1:], "levers")
             c.left_side = side
             self.drawn = -1

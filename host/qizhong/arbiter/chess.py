@@ -262,7 +262,9 @@ class ChessSession(GameSession):
     # -- CH-1: illegal moves and presses without a move --------------------------------
 
     def _unpaired(self, press: Press) -> None:
-        if self.strict:
+        # A press made while no console watched (a resumed console: ``late_upto``),
+        # or behind one, waits for its move: nobody saw it (docs/arbiter.md).
+        if self.strict and press.seq > self.late_upto and not self._open:
             self._illegal(press, "nomove")
         else:
             super()._unpaired(press)

@@ -104,9 +104,16 @@ class Tape:
                         "the journal has %r where the session asks %r: not replayable"
                         % (entry.get("c"), name)
                     )
+                try:
+                    if "x" in entry:
+                        err = CommandError(*entry["x"])
+                    else:
+                        result = _decode(name, entry["r"])
+                except (KeyError, TypeError, ValueError) as e:  # edited by hand, or not ours
+                    raise JournalError("the journal's %r answer is damaged (%s): not "
+                                       "replayable" % (name, e)) from None  # fmt: skip
                 if "x" in entry:
-                    raise CommandError(*entry["x"])
-                result = _decode(name, entry["r"])
+                    raise err
                 self._seen(name, result)
                 return result
             self.went_live = True
@@ -147,15 +154,33 @@ def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str
         try:
             entry = json.loads(data[pos:end].decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
+            if end + 1 < len(data):  # a stop tears only the last line: this is damage
+                raise JournalError(
+                    "%s: line %d is damaged, and lines follow it: not "
+                    "replayable" % (path, data.count(b"\n", 0, pos) + 1)
+                ) from None
             break  # torn by the stop: what follows cannot be trusted
         pos = end + 1
         good = pos
+        if not isinstance(entry, dict):
+            raise JournalError(
+                "%s: line %d is not a journal entry" % (path, data.count(b"\n", 0, end) + 1)
+            )
         if header is None:
-            if not isinstance(entry, dict) or entry.get("journal") != VERSION:
+            if entry.get("journal") != VERSION or not (
+                isinstance(entry.get("args"), dict) and isinstance(entry.get("clock"), dict)
+                and isinstance(entry.get("record"), str)
+            ):  # fmt: skip
                 raise JournalError("%s is not a qizhong journal (version %d)" % (path, VERSION))
             header = entry
         elif "in" in entry:
-            actions.append((list(entry["in"]), []))
+            typed = entry["in"]
+            if not (isinstance(typed, list) and typed and typed[0] in ("new", "handle", "poll")
+                    and all(isinstance(t, str) for t in typed)):  # fmt: skip
+                raise JournalError(
+                    "%s: line %d is not a journal entry" % (path, data.count(b"\n", 0, end) + 1)
+                )
+            actions.append((list(typed), []))
         elif "c" in entry:
             if not actions:
                 raise JournalError("%s: a clock answer before any action" % path)
@@ -169,12 +194,15 @@ def last_event(actions: list[tuple[list[Any], list[dict[str, Any]]]]) -> int:
     """The last clock event a journal's session knew of: the clock's last when
     the game began, or the last event the clock reported to it since."""
     last = 0
-    for typed, answers in actions:
-        for entry in answers:
-            if typed == ["new"] and entry.get("c") == "status" and "r" in entry and not last:
-                last = int(entry["r"]["seq"])
-            if entry.get("c") in ("events", "since") and entry.get("r"):
-                last = max(last, max(int(ev[0]) for ev in entry["r"]))
+    try:
+        for typed, answers in actions:
+            for entry in answers:
+                if typed == ["new"] and entry.get("c") == "status" and "r" in entry and not last:
+                    last = int(entry["r"]["seq"])
+                if entry.get("c") in ("events", "since") and entry.get("r"):
+                    last = max(last, max(int(ev[0]) for ev in entry["r"]))
+    except (KeyError, TypeError, ValueError, IndexError) as e:  # edited by hand, or not ours
+        raise JournalError("a clock answer in the journal is damaged (%s)" % e) from None
     return last
 
 
@@ -210,15 +238,27 @@ class Journal:
         return cls(path, clock, f)
 
     def close(self) -> None:
-        self._f.close()
+        try:
+            self._f.close()
+        except OSError:  # what it could not write was reported (``_line``) and is not needed
+            if not self.broken:
+                raise
 
     def _line(self, entry: dict[str, Any]) -> None:
         if self.broken:
             return
-        self._f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
-        self._f.write(b"\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        try:
+            self._f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
+            self._f.write(b"\n")
+            self._f.flush()
+            os.fsync(self._f.fileno())
+        except OSError as e:  # a full disk, a removed stick: stop here, resumable from what is kept
+            self.broken = True
+            raise JournalError(
+                "cannot write %s (%s): the console stops; the clock runs on, and `qizhong "
+                "arbiter` resumes the game once the journal can be written"
+                % (self.path, e.strerror or e)
+            ) from None
 
     def _entry(self, entry: dict[str, Any]) -> None:
         if self._held is not None:

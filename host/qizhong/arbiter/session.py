@@ -340,6 +340,34 @@ class GameSession:
         if self.result is None:
             self._say("info", "play resumes: %s to move" % self.name(ev.side))
 
+    def _on_boot(self, ev: Event) -> None:
+        """The clock restarted (a power cut, its watchdog): it comes back
+        paused with the times of its last journal record (docs/journal.md).
+        The running side's move keeps what it used up to that record; the
+        clock's ms count starts again, so the move's time goes on from the
+        ``resume``."""
+        if self.running:
+            self._acc += max(0, self._last_left[self.run] - ev.left[self.run])
+            self.running = False
+        if not self.started or self.result is not None:
+            return
+        if ev.arg:  # the last event number of the record it restored
+            text = "it is paused with the times it had kept; `resume` when play goes on"
+        else:
+            text = "it kept no record of this game: its times are not this game's"
+        self._say("warn", "the clock restarted (power): " + text)
+        run = self.run
+        if ev.arg and run in (0, 1) and self.clock.status().run == 1 - run:
+            # A press the clock kept but whose event its restart dropped (its log
+            # starts empty): nobody saw it, so it waits for its move, as a press
+            # made while no console watched does (never XQ-R19 or CH-1).
+            self.late_upto = max(self.late_upto, ev.seq)
+            self._say("warn", "%s's press was lost with the restart: it waits for its move"
+                      % self.name(run))  # fmt: skip
+            self._on_press(Event(ev.seq, ev.t, "press", run, ev.left[run], ev.left))
+            self.running = False
+            self._acc = 0
+
     def _on_knock(self, ev: Event) -> None:
         self._stop_running(ev.t)
         if self.result is not None:

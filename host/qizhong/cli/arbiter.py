@@ -385,10 +385,10 @@ class Console:
         if len(args) < 2:
             raise _error("adjust SIDE SECONDS [why], e.g. adjust white -30")
         try:
-            secs = float(args[1])
-        except ValueError:
+            ms = round(float(args[1]) * 1000)
+        except (ValueError, OverflowError):  # not a number, nan, inf, 1e400
             raise _error("adjust SIDE SECONDS: %r is not a number" % args[1]) from None
-        return self._lines(s.adjust(args[0], round(secs * 1000), " ".join(args[2:])))
+        return self._lines(s.adjust(args[0], ms, " ".join(args[2:])))
 
     def _board(self, args: list[str]) -> list[str]:
         s = self.cs
@@ -618,16 +618,20 @@ def _pointer(clock_id: str) -> str:
 def _point(clock_id: str, journal: str | None) -> None:
     """Note (or, with None, forget) the journal of the game on this clock."""
     path = _pointer(clock_id)
-    if journal is None:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        return
-    from qizhong.records import files
+    try:
+        if journal is None:
+            try:
+                os.unlink(path)
+            except OSError:  # none there; or a note of a finished game, which is passed over
+                pass
+            return
+        from qizhong.records import files
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    files.replace(path, (os.path.abspath(journal) + "\n").encode())
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        files.replace(path, (os.path.abspath(journal) + "\n").encode())
+    except OSError as e:  # a state folder that cannot be used: the game goes on without the note
+        print("qizhong: cannot note the clock's game in %s (%s); resume it with --resume %s"
+              % (state_dir(), e.strerror or e, journal), file=sys.stderr)  # fmt: skip
 
 
 def _pointed(clock_id: str) -> str | None:
@@ -705,6 +709,7 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
             elif typed[0] == "poll":
                 console._poll(0.0)
     session.hold_record = False
+    console.done = False  # a `quit` in the journal ended that console, not this one
     lines = []
     if header["clock"].get("boot") != clock.hello.boot:
         lines.append("!  the clock restarted since (power): its events since are those it kept")
