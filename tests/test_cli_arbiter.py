@@ -142,8 +142,8 @@ def test_the_command_for_go_and_its_errors(pty, tmp_path, monkeypatch, capsys):
     assert "bad time control" in capsys.readouterr().err
     args = arbiter_args("--port", pty.serial_path, "--out", str(out))  # exists
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
-    assert cli_clock.run(args.func, args) == 0
-    assert "exists: not overwritten" in capsys.readouterr().out
+    assert cli_clock.run(args.func, args) == 2  # refused before the game, not after it
+    assert "exists: it is never overwritten" in capsys.readouterr().err
 
 
 def test_the_byoyomi_readings_show_next_to_the_clocks(sim):

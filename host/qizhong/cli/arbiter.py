@@ -320,6 +320,8 @@ class Console:
             secs = float(args[1])
         except ValueError:
             raise _error("adjust SIDE SECONDS: %r is not a number" % args[1]) from None
+        if not abs(secs) <= 360000:  # nan, inf, 1e400: no time on a clock (100h at most)
+            raise _error("adjust SIDE SECONDS: %r is not a time a clock holds" % args[1])
         return self._lines(s.adjust(args[0], round(secs * 1000), " ".join(args[2:])))
 
     def _board(self, args: list[str]) -> list[str]:
@@ -361,7 +363,8 @@ class Console:
             self.saved = self.session.save(path)
         except ArbiterError as e:
             self.saved = ""  # tried: not again at every line
-            return ["?  %s" % e]
+            # the record is not lost: shown here, to be copied (save PATH tries again)
+            return ["?  %s; the record:" % e, *self.session.record_text().splitlines()]
         return ["   record written to %s" % path]
 
     def _quit(self, args: list[str]) -> list[str]:
@@ -523,6 +526,12 @@ def cmd_arbiter(
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
+    if args.out:  # bad input before the clock is asked: a record nowhere to go is lost
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if os.path.exists(args.out):
+            raise ValueError("--out %s exists: it is never overwritten; name another" % args.out)
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            raise ValueError("--out %s: no folder %s to write it in" % (args.out, folder))
     with cli_clock._clock(args) as clock:
         session = make_session(args, clock)
         out = args.out

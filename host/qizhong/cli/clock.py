@@ -227,6 +227,10 @@ def cmd_penalty(args: argparse.Namespace) -> int:
         side = _side_of(args, c, args.side)
         names = GAMES[c.game or "xiangqi"]
         st = c.status()
+        if st.left[side] + delta > tcs.MAX_MS:  # the clock's faces and events stop at 100h
+            have, more = tcs.fmt_clock(st.left[side]), tcs.fmt_ms(delta)
+            raise ValueError("%s has %s: %s more is over 100h, the most a clock holds"
+                             % (names[side], have, more))  # fmt: skip
         if st.state in ("running", "paused", "knocked") and st.left[side] + delta <= 0:
             name, have = names[side], tcs.fmt_clock(st.left[side])
             _confirm(args, "%s has %s: taking %s flags %s and ends the game"

@@ -85,6 +85,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 print("ERROR %s" % e)
                 failed += 1
                 continue
+            except (OSError, UnicodeDecodeError) as e:  # a typo in a name, a binary file
+                print("ERROR %s: %s" % (path, getattr(e, "strerror", None) or e))
+                failed += 1
+                continue
             if res.ok:
                 print("ok    %s (%d expectations)" % (path, res.checked))
             else:

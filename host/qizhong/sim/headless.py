@@ -281,9 +281,17 @@ def main_control(op: str, args: list[str], world: str | None, state: str | None)
     if op == "png":
         from qizhong.sim import png
 
+        path = args[0]  # bad input before the simulator is asked (exit 2, no traceback)
+        folder = os.path.dirname(os.path.abspath(path)) if path else ""
+        if not path or os.path.isdir(path) or not os.path.isdir(folder):
+            raise ValueError("cannot write a PNG to %r: not a file in an existing folder" % path)
         words = request(addr, "frame").split()
-        with open(args[0], "wb") as f:
-            f.write(png.side_by_side(bytes.fromhex(words[1]), bytes.fromhex(words[2]), scale=4))
+        picture = png.side_by_side(bytes.fromhex(words[1]), bytes.fromhex(words[2]), scale=4)
+        try:
+            with open(path, "wb") as f:
+                f.write(picture)
+        except OSError as e:
+            raise ValueError("cannot write %s: %s" % (path, e.strerror or e)) from None
         print("both displays in %s" % args[0])
         return 0
     if op == "port":

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Attacks on the CLI's promises (README, docs/sim.md, docs/arbiter.md), as a
+careless or hostile user would make them. Each test failed before its fix.
+The clock is the simulated one in virtual time; no test sleeps."""
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from qizhong.cli import arbiter as cli_arbiter
+from qizhong.cli import main as qizhong_main
+from qizhong.clocks.driver import Clock
+from qizhong.sim import Sim
+
+QIZHONG = os.path.join(os.path.dirname(sys.executable), "qizhong")
+
+
+@pytest.fixture
+def pty():
+    with Sim(open_link=False) as sim:
+        yield sim
+
+
+def status(sim):
+    with Clock(sim.serial_path) as c:
+        return c.status()
+
+
+def test_a_scenario_file_that_is_not_there_is_an_error_line_not_a_traceback(tmp_path, capsys):
+    """docs/sim.md: `qizhong sim run FILE...`, exit 0 only when every
+    expectation holds. A mistyped name, a folder or a binary file is reported
+    like a malformed file, and the other files still run."""
+    binary = tmp_path / "bin.scn"
+    binary.write_bytes(b"\xff\xfe\n")
+    good = tmp_path / "ok.scn"
+    good.write_text("config 5m\nat 0 key start\nexpect 1000 time red 299000\n")
+    argv = ["sim", "run", str(tmp_path / "typo.scn"), str(tmp_path), str(binary), str(good)]
+    assert qizhong_main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("ERROR %s: No such file" % (tmp_path / "typo.scn"))
+    assert out[1].startswith("ERROR %s: Is a directory" % tmp_path)
+    assert out[2].startswith("ERROR %s: 'utf-8' codec" % binary)
+    assert out[3] == "ok    %s (1 expectations)" % good
+    assert out[4] == "1 passed, 3 failed"
+
+
+def test_sim_png_to_a_path_that_cannot_be_written_is_bad_input():
+    """docs/sim.md: exit codes 0 done, 1 no simulator answers, 2 bad input.
+    A PNG into a missing folder is bad input, said before any simulator is
+    asked (there is none at this address), without a traceback."""
+    for path in ("/nonexistent/dir/now.png", "/", ""):
+        r = subprocess.run([QIZHONG, "sim", "png", path, "--world", "127.0.0.1:1"],
+                           capture_output=True, text=True, timeout=30)  # fmt: skip
+        assert r.returncode == 2, (path, r.stderr)
+        assert "cannot write a PNG" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_penalty_cannot_take_a_clock_over_100_hours(pty, capsys):
+    """README: times are at most 100h (`qizhong set ... at most 100h`); a
+    penalty is refused (exit 2, the clock untouched) when it would take a side
+    over that. Before, 12 penalties of 100h gave Red 1200 h: the display stuck
+    at 99:59:59, and the events' 32-bit times wrapped to negative ones."""
+    port = ["--port", pty.serial_path]
+    assert qizhong_main(["config", "5m", *port]) == 0
+    assert qizhong_main(["penalty", "red", "99h", *port]) == 0
+    assert status(pty).left[0] == 300000 + 99 * 3600000
+    capsys.readouterr()
+    assert qizhong_main(["penalty", "red", "1h", *port]) == 2
+    assert "over 100h" in capsys.readouterr().err
+    assert status(pty).left[0] == 300000 + 99 * 3600000  # nothing changed
+    assert qizhong_main(["penalty", "red", "55m", *port]) == 0  # up to 100h is fine
+    assert status(pty).left[0] == 100 * 3600000
+    assert qizhong_main(["penalty", "red", "-100h", "--yes", *port]) == 0  # down is fine
+
+
+def test_the_console_refuses_an_out_file_that_exists_before_the_game(pty, tmp_path, monkeypatch,
+                                                                     capsys):  # fmt: skip
+    """docs/arbiter.md: an existing file is never overwritten. The console said
+    "the record goes to X", ran the whole game, and then wrote nothing (exit 0):
+    the record was lost. Now it refuses at once, before the clock is touched."""
+    out = tmp_path / "taken.pgn"
+    out.write_text("an earlier game\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("start\ne4\nresign black\n"))
+    port = ["--port", pty.serial_path]
+    argv = ["arbiter", "--game", "chess", "--spec", "blitz", "--out", str(out), *port]
+    assert qizhong_main(argv) == 2
+    assert "exists" in capsys.readouterr().err
+    assert out.read_text() == "an earlier game\n"
+    with Clock(pty.serial_path) as c:
+        assert c.time_control() == "15m+10s" and c.status().state == "idle"  # untouched
+    argv[argv.index(str(out))] = str(tmp_path / "no" / "such" / "folder.pgn")
+    assert qizhong_main(argv) == 2
+    assert "no folder" in capsys.readouterr().err
+
+
+def test_a_record_that_cannot_be_written_at_the_end_is_shown(pty, tmp_path, monkeypatch, capsys):
+    """The folder went away during the game: the record is printed, not lost."""
+    folder = tmp_path / "usb-stick"
+    folder.mkdir()
+    monkeypatch.setattr("sys.stdin", io.StringIO("start\ne4\nresign black\n"))
+    argv = ["arbiter", "--game", "chess", "--out", str(folder / "g.pgn"),
+            "--port", pty.serial_path]  # fmt: skip
+    real = cli_arbiter.run_terminal
+
+    def unplugged(console, stdin, stdout):
+        folder.rmdir()  # after the checks, before the game's end
+        return real(console, stdin, stdout)
+
+    monkeypatch.setattr(cli_arbiter, "run_terminal", unplugged)
+    assert qizhong_main(argv) == 0
+    text = capsys.readouterr().out
+    assert "cannot write" in text and '[Result "1-0"]' in text and "1. e4" in text
