@@ -113,3 +113,22 @@ def test_a_record_that_cannot_be_written_at_the_end_is_shown(pty, tmp_path, monk
     assert qizhong_main(argv) == 0
     text = capsys.readouterr().out
     assert "cannot write" in text and '[Result "1-0"]' in text and "1. e4" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status", "--watch", "--interval", "nan"],  # waited forever
+        ["status", "--watch", "--interval", "inf"],  # OverflowError, a traceback
+        ["status", "--watch", "--interval", "-1"],  # asked the clock as fast as it could
+        ["arbiter", "--timeout", "nan"],  # every other command refuses these
+        ["arbiter", "--timeout", "-1"],  # "no reply to 'hello' in -1.0 s", exit 1
+    ],
+)
+def test_seconds_options_refuse_what_is_no_time(argv, capsys):
+    """README: exit 2 for bad input, checked before the clock is asked (no
+    clock is at this port, so an unchecked value would exit 1 or hang)."""
+    with pytest.raises(SystemExit) as e:
+        qizhong_main([*argv, "--port", "/nonexistent/tty"])
+    assert e.value.code == 2
+    assert "seconds above 0" in capsys.readouterr().err

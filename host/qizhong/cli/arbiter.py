@@ -564,7 +564,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--game", choices=["xiangqi", "go", "chess"], default="xiangqi")
     s.add_argument("--port", help="serial device (default: $QIZHONG_PORT, or the one Pico)")
-    s.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a reply")
+    s.add_argument(
+        "--timeout", type=cli_clock._timeout, default=2.0, help="seconds to wait for a reply"
+    )
     s.add_argument("--spec", help="time control (default xq-rapid, go-byoyomi, chess rapid)")
     s.add_argument(
         "--left",

@@ -566,7 +566,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _common(s)
     _game_opt(s)
     s.add_argument("--watch", action="store_true", help="live, updating in place")
-    s.add_argument("--interval", type=float, default=0.2, help="seconds between refreshes")
+    s.add_argument("--interval", type=_timeout, default=0.2, help="seconds between refreshes")
     s.add_argument("--count", type=_count, default=0, help="stop after N refreshes (0: never)")
     s.set_defaults(func=cmd_status)
 
