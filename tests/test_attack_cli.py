@@ -132,3 +132,12 @@ def test_seconds_options_refuse_what_is_no_time(argv, capsys):
         qizhong_main([*argv, "--port", "/nonexistent/tty"])
     assert e.value.code == 2
     assert "seconds above 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("listen", ["127.0.0.1:99999", "nonsense", "127.0.0.1:-1", "::x"])
+def test_a_headless_listen_address_that_is_none_is_bad_input(listen, capsys):
+    """docs/sim.md exit codes: 2 bad input. A port over 65535 gave a
+    traceback, after the firmware had been started; now it is refused first."""
+    assert qizhong_main(["sim", "--headless", "--listen", listen]) == 2
+    err = capsys.readouterr().err
+    assert "--listen is HOST:PORT" in err and "Traceback" not in err

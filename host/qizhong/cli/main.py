@@ -100,6 +100,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
         return 1 if failed else 0
     if _parse_spec(args.spec) is None:
         return 2
+    if args.headless:
+        from qizhong.sim.headless import listen_address
+
+        listen_address(args.listen)  # bad input (exit 2) before the firmware starts
     if not args.headless:
         from qizhong.sim import term
 

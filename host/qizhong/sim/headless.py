@@ -56,12 +56,21 @@ def default_state() -> str:
     return os.path.join(os.path.expanduser("~"), ".cache", "qizhong", "sim.json")
 
 
+def listen_address(text: str) -> tuple[str, int]:
+    """``--listen HOST:PORT`` (HOST defaults to 127.0.0.1, PORT 0 to a free
+    one); ValueError for anything else, before anything starts."""
+    host, _, port = text.rpartition(":")
+    if not (port or "0").isdigit() or int(port or 0) > 65535:
+        raise ValueError("--listen is HOST:PORT, a port 0..65535, e.g. 127.0.0.1:0; not %r" % text)
+    return host or "127.0.0.1", int(port or 0)
+
+
 class Headless:
     """One real-time simulated clock with a control port. ``loop()`` runs it."""
 
     def __init__(self, spec: str = "xq-rapid", listen: str = "127.0.0.1:0") -> None:
         tc = tcs.parse(spec)  # a bad spec fails here, before anything starts
-        host, _, port = listen.rpartition(":")
+        host, port = listen_address(listen)
         self.sim = Sim(virtual=False, open_link=False, display=False)
         try:
             self.sim.link.open()
@@ -69,7 +78,7 @@ class Headless:
             self.sim.link.close()  # the pty is the user's now
             self.ctl = socket.socket()
             self.ctl.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            self.ctl.bind((host or "127.0.0.1", int(port or 0)))
+            self.ctl.bind((host, port))
             self.ctl.listen(8)
         except BaseException:
             self.sim.close()
