@@ -53,3 +53,18 @@ def test_lower_case_castling_long_as_well_as_short():
     assert board.parse_move("o-o").uci() == "e1g1"
     assert board.parse_move("o-o-o").uci() == "e1c1"
     assert board.parse_move("0-0-0", "de").uci() == "e1c1"
+
+
+@pytest.mark.parametrize("text", ["--", "Z0", "0000", "@@@@"])
+def test_a_null_move_is_not_a_move(sim, text):
+    """docs/chess.md: a move that cannot be read raises ChessError and changes
+    nothing; the console never raises for bad input. python-chess reads these
+    as its null move, and the session then raised out of the console."""
+    board = chess.Board()
+    with pytest.raises(chess.ChessError, match="not a move"):
+        board.parse_move(text)
+    con = Console(ChessSession(Clock(sim.link), "blitz"))
+    con.handle("start")
+    assert con.handle(text)[-1].startswith("?  %r is not a move" % text)
+    assert con.handle("claim white threefold %s" % text)[-1].startswith("?  ")
+    assert con.cs.board.fen() == chess.STARTING_FEN

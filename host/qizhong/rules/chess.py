@@ -214,7 +214,10 @@ class Board(chess.Board):
                 p = _ENGLISH[letters.index(p.upper())]
             t = t[: m.start()] + m.group(1) + "=" + p
         try:
-            return self.parse_san(t)
+            move = self.parse_san(t)
+            if not move:  # python-chess reads "--", "Z0", "0000", "@@@@" as a null move
+                raise ValueError("a null move")
+            return move
         except chess.AmbiguousMoveError:
             raise ChessError("%r is ambiguous here: say which piece (%s)" % (
                 text, " or ".join(self._candidates(t, lang)))) from None  # fmt: skip
