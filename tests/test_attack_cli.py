@@ -141,3 +141,29 @@ def test_a_headless_listen_address_that_is_none_is_bad_input(listen, capsys):
     assert qizhong_main(["sim", "--headless", "--listen", listen]) == 2
     err = capsys.readouterr().err
     assert "--listen is HOST:PORT" in err and "Traceback" not in err
+
+
+def test_calibrate_does_not_call_a_busy_measurement_within_20_ppm():
+    """docs/protocol.md: `qizhong calibrate` promises 20 ppm at worst. Its
+    span is checked against the round trips before the measurement; a host
+    that stalls during it (seen: `--seconds 100` on this loaded machine said
+    "within ±190 ppm", exit 0) must not pass. Here the host stalls 40 ms
+    between the clock's reply and its own stamp on the last reading."""
+    from qizhong.cli import clock as cli_clock
+
+    with Sim(skew_ppm=50, open_link=False) as sim:
+        calls = [0]
+
+        def host() -> int:
+            calls[0] += 1
+            if calls[0] == 6 + 2 * 30:  # the 3 checks' stamps, then the 30th reading's second
+                sim.run_to(sim.now + 40)  # descheduled: both clocks go on, the stamp is late
+            return sim.now
+
+        with Clock(sim.serial_path) as c:
+            with pytest.raises(cli_clock.NotDone, match=r"only within ±\d+ ppm, not 20"):
+                cli_clock.calibrate(c, 150, now=host, wait=lambda ms: sim.run_to(sim.now + ms),
+                                    say=lambda s: None)  # fmt: skip
+            trims = [e.arg for e in c.since(0) if e.name == "trim"]
+        assert calls[0] == 6 + 2 * 30 and len(trims) == 2  # measured; the trim is the estimate
+        assert abs(trims[1] - 50) > 20  # and indeed it is off by more than the promise

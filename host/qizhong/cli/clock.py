@@ -384,6 +384,13 @@ def calibrate(
     rtt = max(stamps[i + 1] - stamps[i] for i in range(0, len(stamps) - 1, 2))
     measured = stamps[-1] - stamps[0]
     unc = -(-(rtt + READ_MS) * 1000000 // max(measured, 1))  # rounded up
+    if unc > CALIBRATE_PPM:  # a round trip grew during the measurement (a busy host)
+        need = -(-(rtt + READ_MS) * 1000000 // CALIBRATE_PPM // 1000)
+        raise NotDone(
+            "the clock runs %+d ppm, but only within ±%d ppm, not %d: a round trip took %d ms "
+            "while measuring. The trim is set to it; measure again on a quieter host, or "
+            "with --seconds %d or more" % (trim, unc, CALIBRATE_PPM, rtt, max(need, MIN_SECONDS))
+        )
     say("the clock runs %+d ppm (within ±%d ppm); trim set" % (trim, unc))
     return trim, unc
 
