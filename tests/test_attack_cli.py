@@ -167,3 +167,19 @@ def test_calibrate_does_not_call_a_busy_measurement_within_20_ppm():
             trims = [e.arg for e in c.since(0) if e.name == "trim"]
         assert calls[0] == 6 + 2 * 30 and len(trims) == 2  # measured; the trim is the estimate
         assert abs(trims[1] - 50) > 20  # and indeed it is off by more than the promise
+
+
+def test_set_moves_is_bounded_by_what_a_clock_keeps(pty, capsys):
+    """README `qizhong set red 5m --moves 40` (EQ-7). --moves 99999999999 was
+    sent and taken; the power-loss journal keeps 16 bits, so after a power
+    cut the clock came back with 59391 moves. Refused now (exit 2)."""
+    port = ["--port", pty.serial_path]
+    assert qizhong_main(["config", "5m", *port]) == 0
+    for moves in ("99999999999", "65536", "10000"):
+        with pytest.raises(SystemExit) as e:
+            qizhong_main(["set", "red", "5m", "--moves", moves, *port])
+        assert e.value.code == 2
+    assert "0..9999" in capsys.readouterr().err
+    assert status(pty).moves == (0, 0)
+    assert qizhong_main(["set", "red", "5m", "--moves", "9999", *port]) == 0
+    assert status(pty).moves == (9999, 0)

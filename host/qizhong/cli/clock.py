@@ -441,6 +441,16 @@ def _count(text: str) -> int:
     return v
 
 
+MAX_MOVES = 9999  # more than any game; the journal keeps 16 bits (docs/journal.md)
+
+
+def _moves(text: str) -> int:
+    v = int(text)
+    if not 0 <= v <= MAX_MOVES:
+        raise argparse.ArgumentTypeError("0..%d" % MAX_MOVES)
+    return v
+
+
 def _level(text: str) -> int:
     v = int(text)
     if not 0 <= v <= 10:
@@ -534,7 +544,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _game_opt(s)
     s.add_argument("side", help=SIDE_HELP)
     s.add_argument("time", help="main time: 5m, 1h30m, or a bare number of ms (at most 100h)")
-    s.add_argument("--moves", type=_count, help="moves made")
+    s.add_argument("--moves", type=_moves, help="moves made (0..%d)" % MAX_MOVES)
     s.add_argument("--periods", type=_count, help="byo-yomi periods left (TC-6)")
     s.set_defaults(func=cmd_set)
 
