@@ -183,3 +183,32 @@ def test_set_moves_is_bounded_by_what_a_clock_keeps(pty, capsys):
     assert status(pty).moves == (0, 0)
     assert qizhong_main(["set", "red", "5m", "--moves", "9999", *port]) == 0
     assert status(pty).moves == (9999, 0)
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_the_console_from_a_pipe_writes_the_record_when_stopped(pty, tmp_path, sig):
+    """docs/arbiter.md: from a pipe the console writes the record at the end.
+    Ctrl-C ended it with a traceback and no record (a terminal's Ctrl-C wrote
+    one); SIGTERM and SIGHUP (a closed window, a service stopped) lost it too."""
+    import signal
+
+    out = tmp_path / "stopped.pgn"
+    proc = subprocess.Popen(
+        [QIZHONG, "arbiter", "--game", "chess", "--port", pty.serial_path, "--out", str(out)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        proc.stdin.write("start\ne4\n")
+        proc.stdin.flush()
+        while "1. White e4" not in proc.stdout.readline():
+            pass
+        proc.send_signal(getattr(signal, sig))
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in err, err
+    assert "record written to %s" % out in rest
+    assert "1. e4" in out.read_text()

@@ -17,6 +17,7 @@ import codecs
 import datetime
 import os
 import selectors
+import signal
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
@@ -391,11 +392,14 @@ def run_terminal(console: Console, stdin: IO[str], stdout: IO[str]) -> int:
     for line in console.poll():
         print(line, file=stdout)
     if not stdin.isatty():
-        for line in stdin:
-            for out in console.handle(line):
-                print(out, file=stdout)
-            if console.done:
-                break
+        try:
+            for line in stdin:
+                for out in console.handle(line):
+                    print(out, file=stdout)
+                if console.done:
+                    break
+        except KeyboardInterrupt:  # Ctrl-C (or SIGTERM, SIGHUP): the record is still written
+            pass
         for out in console.close():
             print(out, file=stdout)
         return 0
@@ -550,7 +554,16 @@ def cmd_arbiter(
         if isinstance(session, XiangqiSession) and session.rounds_limit:
             print("   at most %d rounds a day at this control (XQ-R27)" % session.rounds_limit,
                   file=stdout)  # fmt: skip
-        return run_terminal(console, stdin, stdout)
+
+        def stop(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt  # as Ctrl-C: the console ends and writes the record
+
+        old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        try:
+            return run_terminal(console, stdin, stdout)
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
