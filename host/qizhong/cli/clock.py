@@ -447,7 +447,7 @@ MAX_MOVES = 9999  # more than any game; the journal keeps 16 bits (docs/journal.
 def _moves(text: str) -> int:
     v = int(text)
     if not 0 <= v <= MAX_MOVES:
-        raise argparse.ArgumentTypeError("0..%d" % MAX_MOVES)
+        raise argparse.ArgumentTypeError("0 or more, at most %d" % MAX_MOVES)
     return v
 
 
