@@ -212,3 +212,15 @@ def test_the_console_from_a_pipe_writes_the_record_when_stopped(pty, tmp_path, s
     assert "Traceback" not in err, err
     assert "record written to %s" % out in rest
     assert "1. e4" in out.read_text()
+
+
+def test_a_negative_time_for_set_is_named_as_such(pty, capsys):
+    """`qizhong set red -5m` said "the following arguments are required: time"
+    (argparse took -5m for an option); -5000 said what was wrong."""
+    port = ["--port", pty.serial_path]
+    assert qizhong_main(["config", "5m", *port]) == 0
+    capsys.readouterr()
+    assert qizhong_main(["set", "red", "-5m", *port]) == 2
+    err = capsys.readouterr().err
+    assert "expected the time" in err and "required" not in err
+    assert status(pty).left == (300000, 300000)

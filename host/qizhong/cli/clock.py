@@ -546,6 +546,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("time", help="main time: 5m, 1h30m, or a bare number of ms (at most 100h)")
     s.add_argument("--moves", type=_moves, help="moves made (0..%d)" % MAX_MOVES)
     s.add_argument("--periods", type=_count, help="byo-yomi periods left (TC-6)")
+    s._negative_number_matcher = re.compile(r"^-\d[\dhms]*$")  # type: ignore[attr-defined]
     s.set_defaults(func=cmd_set)
 
     s = sub.add_parser("levers", help="whose lever is the left one (EQ-1)")
