@@ -224,3 +224,49 @@ def test_a_negative_time_for_set_is_named_as_such(pty, capsys):
     err = capsys.readouterr().err
     assert "expected the time" in err and "required" not in err
     assert status(pty).left == (300000, 300000)
+
+
+def test_a_silent_control_client_does_not_hold_up_the_headless_clock():
+    """docs/sim.md: `qizhong sim press` lets the lever up 80 ms later, and the
+    headless loop reads all the board says. A client that connected and sent
+    nothing (nc, a port scan) stalled the loop 2 s each: seen, a press became
+    a 2 s hold and the clock reported EQ-3 "held". Here a second client's
+    request is answered while the silent one still waits."""
+    import socket
+
+    from qizhong.sim.headless import Headless
+
+    def reply_to(sock: socket.socket, got: list[bytes]):
+        turns = [0]
+
+        def until() -> bool:  # checked once a turn of the loop (each at most 1 s)
+            turns[0] += 1
+            try:
+                got.append(sock.recv(4096))
+            except BlockingIOError:
+                pass
+            return bool(got) or turns[0] > 30
+
+        return until
+
+    h = Headless("5m")
+    try:
+        host, port = h.address.rsplit(":", 1)
+        silent = socket.create_connection((host, int(port)))  # accepted first
+        asker = socket.create_connection((host, int(port)))
+        asker.sendall(b"info\n")
+        asker.setblocking(False)
+        silent.setblocking(False)
+        got: list[bytes] = []
+        h.loop(until=reply_to(asker, got))
+        assert got and got[0].startswith(b"ok {")
+        with pytest.raises(BlockingIOError):  # still waiting: neither answered nor dropped
+            silent.recv(100)
+        silent.sendall(b"info\n")  # and it is served when it speaks
+        got = []
+        h.loop(until=reply_to(silent, got))
+        assert got and got[0].startswith(b"ok {")
+        silent.close()
+        asker.close()
+    finally:
+        h.close()

@@ -89,6 +89,7 @@ class Headless:
         self.sel.register(self.ctl, selectors.EVENT_READ, "ctl")
         self._due: list[tuple[float, str]] = []  # (monotonic s, world line): levers coming up
         self._frame_for: list[socket.socket] = []  # who waits for the next picture
+        self._asking: dict[socket.socket, bytes] = {}  # control connections mid-line
         self.stopping = False
         self.lines_in = 0  # world lines read from the board
 
@@ -114,6 +115,8 @@ class Headless:
                     self._read_world()
                 elif key.data == "ctl":
                     self._accept()
+                elif key.data == "ask":
+                    self._read_request(key.fileobj)  # type: ignore[arg-type]
             now = time.monotonic()
             while self._due and self._due[0][0] <= now:
                 self._world(heapq.heappop(self._due)[1])
@@ -146,15 +149,28 @@ class Headless:
         self.sim.world.sendall((line + "\n").encode())
 
     def _accept(self) -> None:
+        # The request line is read as it comes, in this loop: a client that
+        # connects and says nothing (nc, a port scan) never holds up the
+        # board's lines or a lever that is due to come up.
         conn, _ = self.ctl.accept()
-        conn.settimeout(2.0)
+        conn.setblocking(False)
+        self._asking[conn] = b""
+        self.sel.register(conn, selectors.EVENT_READ, "ask")
+
+    def _read_request(self, conn: socket.socket) -> None:
         try:
-            line = b""
-            while not line.endswith(b"\n") and len(line) < 256:
-                part = conn.recv(256)
-                if not part:
-                    break
-                line += part
+            part = conn.recv(256)
+        except BlockingIOError:
+            return
+        except OSError:
+            part = b""
+        line = self._asking[conn] + part
+        if part and not line.endswith(b"\n") and len(line) < 256:
+            self._asking[conn] = line  # more to come
+            return
+        self.sel.unregister(conn)
+        del self._asking[conn]
+        try:
             reply = self._control(line.decode(errors="replace").split(), conn)
         except (OSError, ValueError) as e:
             reply = "err %s" % e
@@ -164,6 +180,7 @@ class Headless:
     @staticmethod
     def _reply(conn: socket.socket, text: str) -> None:
         try:
+            conn.settimeout(2.0)
             conn.sendall(text.encode())
         except OSError:
             pass
@@ -197,7 +214,7 @@ class Headless:
         return "err unknown request %r (press, tilt, key, frame, info, stop)" % " ".join(words)
 
     def close(self) -> None:
-        for conn in self._frame_for:
+        for conn in [*self._frame_for, *self._asking]:
             conn.close()
         self.sel.close()
         self.ctl.close()
