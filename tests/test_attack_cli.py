@@ -270,3 +270,17 @@ def test_a_silent_control_client_does_not_hold_up_the_headless_clock():
         asker.close()
     finally:
         h.close()
+
+
+def test_config_levers_white_on_a_chess_preset_says_add_game_chess(pty, capsys):
+    """README: sides take the game's colours, the game being the control's or
+    --game. `qizhong config blitz --levers white` (blitz, a chess preset, is
+    Xiangqi's by its control) said only "no side 'white' in xiangqi"; every
+    other command adds how to say chess. Nothing changes on the clock."""
+    port = ["--port", pty.serial_path]
+    assert qizhong_main(["config", "blitz", "--levers", "white", *port]) == 2
+    assert "in chess, add --game chess" in capsys.readouterr().err
+    with Clock(pty.serial_path) as c:
+        assert c.time_control() == "15m+10s"
+    assert qizhong_main(["config", "blitz", "--levers", "black", "--game", "chess", *port]) == 0
+    assert status(pty).levers == "black"

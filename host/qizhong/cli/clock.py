@@ -73,6 +73,10 @@ def _game(args: argparse.Namespace, c: Clock) -> tuple[str, tcs.TimeControl]:
 
 def _side_of(args: argparse.Namespace, c: Clock, name: str) -> int:
     game, _ = _game(args, c)
+    return _side_in(args, game, name)
+
+
+def _side_in(args: argparse.Namespace, game: str, name: str) -> int:
     try:
         return side_index(name, game)
     except ValueError as e:
@@ -182,7 +186,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     with _clock(args) as c:
         if args.levers:
             c.game = args.game or tcs.game_of(tc)
-            left = side_index(args.levers, c.game)  # checked before anything changes
+            left = _side_in(args, c.game, args.levers)  # checked before anything changes
         c.configure(tcs.spec_of(tc), override=args.override)
         if args.levers:
             c.levers(left, override=args.override)
