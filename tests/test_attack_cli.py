@@ -284,3 +284,25 @@ def test_config_levers_white_on_a_chess_preset_says_add_game_chess(pty, capsys):
         assert c.time_control() == "15m+10s"
     assert qizhong_main(["config", "blitz", "--levers", "black", "--game", "chess", *port]) == 0
     assert status(pty).levers == "black"
+
+
+def test_set_to_zero_that_flags_asks_first(pty, capsys):
+    """README: a command that ends a game asks first, or takes --yes; with no
+    terminal it is refused without --yes. `qizhong set red 0` in a game with
+    no overtime flagged Red (TC-8) and ended the game without a word. In
+    byo-yomi, 0 only starts the periods (README: `set black 0 --periods 2`)."""
+    port = ["--port", pty.serial_path]
+    assert qizhong_main(["config", "5m", *port]) == 0
+    assert qizhong_main(["start", *port]) == 0
+    capsys.readouterr()
+    assert qizhong_main(["set", "red", "0", *port]) == 2  # pytest's stdin is no terminal
+    assert "flags red and ends the game" in capsys.readouterr().err
+    st = status(pty)
+    assert st.left == (300000, 300000) and st.first_flag == -1
+    assert qizhong_main(["set", "red", "0", "--yes", *port]) == 0
+    assert status(pty).first_flag == 0
+    assert qizhong_main(["new", "--yes", *port]) == 0  # the next game
+    assert qizhong_main(["config", "go-byoyomi", *port]) == 0
+    assert qizhong_main(["start", *port]) == 0
+    assert qizhong_main(["set", "black", "0", "--periods", "2", *port]) == 0  # no question
+    assert status(pty).first_flag == -1

@@ -257,6 +257,9 @@ def cmd_set(args: argparse.Namespace) -> int:
                 raise ValueError("--periods: %s has no byo-yomi periods" % tcs.spec_of(tc))
             if args.periods > ot.count:
                 raise ValueError("--periods: %s has at most %d" % (tcs.spec_of(tc), ot.count))
+        if ms == 0 and tc.overtime is None and c.status().state in ("running", "paused", "knocked"):
+            name = GAMES[game][side]  # no overtime to go on in: a flag, as a penalty's (TC-8)
+            _confirm(args, "%s at 0 flags %s and ends the game" % (name, name))
         c.set(side, ms, args.moves, args.periods)
         print("set: %s" % _times(c, side, GAMES[game]))
     return 0
@@ -557,6 +560,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("time", help="main time: 5m, 1h30m, or a bare number of ms (at most 100h)")
     s.add_argument("--moves", type=_moves, help="moves made (0..%d)" % MAX_MOVES)
     s.add_argument("--periods", type=_count, help="byo-yomi periods left (TC-6)")
+    _yes(s)
     s._negative_number_matcher = re.compile(r"^-\d[\dhms]*$")  # type: ignore[attr-defined]
     s.set_defaults(func=cmd_set)
 
