@@ -1,29 +1,43 @@
 # 棋钟 (qizhong). `make sim` runs the clock, `make test` runs every test.
-# Both build .venv from the pinned requirements first.
+# Both build .venv from the pinned requirements first: `make sim` only what the
+# clock, the simulator and the host need (requirements.txt); `make test` also
+# the tests' and the hardware files' (requirements/test.txt, hardware.txt) and
+# the Debian packages the tests use (tools/debian_deps.sh).
 
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
+PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
+RUN     := $(VENV)/.run
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
+# Debian packages the tests need, as PACKAGE:PROGRAM (GNU Go: tests/test_go_gnugo.py).
+DEBIAN  := gnugo:gnugo
 
-.PHONY: all sim test lint typecheck bench mp clean voice firmware flash fuzz-props
+.PHONY: all sim test lint typecheck bench mp clean voice firmware flash fuzz-props venv debian-deps
 
 all: test
 
-$(STAMP): requirements.txt host/pyproject.toml
+$(RUN): requirements.txt host/pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e host
+	$(PIP) --no-compile -r requirements.txt
+	$(PIP) --no-compile --no-deps --no-build-isolation -e host
+	touch $@
+
+$(STAMP): $(RUN) requirements/test.txt requirements/hardware.txt
+	$(PIP) -r requirements/test.txt -r requirements/hardware.txt
 	touch $@
 
 venv: $(STAMP)
 
+debian-deps:
+	@sh tools/debian_deps.sh $(DEBIAN)
+
 # The real firmware on the simulated board, in this terminal.
-sim: $(STAMP)
+sim: $(RUN)
 	$(BIN)/qizhong sim --spec "$(SPEC)"
 
-test: lint
+test: debian-deps lint
 	$(BIN)/pytest -q tests
 
 lint: $(STAMP)
@@ -38,7 +52,7 @@ typecheck: $(STAMP)
 	  --custom-typeshed-dir "$$(../$(BIN)/python ../tools/pico_stubs.py ../$(VENV)/pico-stubs)" .
 
 # The core scenarios and the allocation check on the MicroPython interpreter.
-mp: $(STAMP)
+mp: $(RUN)
 	$(BIN)/micropython tests/mp/run_core.py
 	$(BIN)/micropython tests/mp/heap_check.py
 	$(BIN)/micropython tests/mp/proto_check.py
@@ -51,16 +65,16 @@ fuzz-props: $(STAMP)
 	QIZHONG_HYPOTHESIS=explore $(BIN)/pytest -q tests/test_properties.py tests/test_xiangqi.py
 
 # The Mandarin voice cues (committed): needs espeak-ng and sox, see firmware/assets/voice.
-voice: $(STAMP)
+voice: $(RUN)
 	$(BIN)/python tools/make_voice.py firmware/assets/voice
 
 # The Pico's flash bundle (.mpy for the RP2040, main.py, voice) in build/firmware,
 # and its upload with mpremote: make flash PORT=/dev/ttyACM0.
-firmware: $(STAMP)
+firmware: $(RUN)
 	$(BIN)/python tools/build_firmware.py --out build/firmware
 
-flash: $(STAMP)
-	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyACM0"; exit 2; }
+flash: $(RUN)
+	@test -n "$(PORT)" || { echo "usage: make flash PORT=/dev/ttyACM0 (the clock in service mode: menu and ok held at power-on)"; exit 2; }
 	$(BIN)/python tools/build_firmware.py --out build/firmware --port "$(PORT)"
 
 clean:

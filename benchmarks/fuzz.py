@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Fuzzed frames at the firmware's serial link (issue #8).
 
-    .venv/bin/python benchmarks/fuzz.py [FRAMES] [SEED]
+    .venv/bin/python benchmarks/fuzz.py [FRAMES] [SEED] [virtual|real|both]
 
 A paired simulated clock plays a game while its serial line gets FRAMES
 (default 100,000) fuzz units: random bytes, random printable bodies with a
@@ -14,10 +14,17 @@ every frame error and every complete frame has one answer it must get
 (docs/security.md: "What the clock does with bad bytes"). Printed: units,
 bytes, answers by kind, frames unanswered, changes the clock took (must be
 0), and the difference from the twin's times and events (must be 0).
+
+Then the same in real time (#12): the clock on the real-time simulator,
+fuzzed while it plays, 120,000 units by default (over 100,000 complete and
+broken frames). No twin can keep its time there; instead every press sent
+during the fuzz must have been taken (the moves the clock counts), the
+firmware must still run (faults: 0), and every frame must have its answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import random
@@ -66,6 +73,10 @@ class FuzzCounts:
     time_diff_ms: int = 0  # |fuzzed clock - twin| in times, at the end
     state_same: bool = True
     wall_s: float = 0.0
+    real: bool = False
+    presses: int = 0  # real time: lever presses sent while fuzzing
+    moves: int = 0  # ... and the moves the clock counted (presses - 1: the first starts it)
+    faults: int = 0  # real time: the firmware died or stopped answering
 
     def count(self, d: dict[str, int], key: str) -> None:
         d[key] = d.get(key, 0) + 1
@@ -249,9 +260,12 @@ def check(n: FuzzCounts, want: tuple[int, str], reply: str, taken: set[str]) -> 
         return
     if words[2] == "ok":
         n.count(n.answers, "ok " + (words[3].split(" ", 1)[0] if len(words) > 3 else ""))
-        verb = req[1] if len(req) > 1 else ""
-        rest = req[2] if len(req) > 2 else ""
-        if not fw.is_open(verb, rest) and body not in taken:
+        try:  # the firmware's own parse: a query by its rules, or a change
+            parsed = proto.Request().parse(body)
+            query = fw.is_open(parsed.verb, parsed.args)
+        except ValueError:
+            query = False  # an ok to a body that is no request is a change taken
+        if not query and body not in taken:
             n.taken += 1
     else:
         detail = (words[3] if len(words) > 3 else "").split(" ", 2)
@@ -269,19 +283,29 @@ def collect(sim: Sim, into: dict[int, str], since: int = -1) -> None:
         into[e.seq] = "e %d %d %s %d %d %d %d" % (e.seq, e.t, e.name, e.side, e.arg, *e.left)
 
 
-def fuzz(units: int = 100000, seed: int = 1, batch: int = 100) -> FuzzCounts:
-    n = FuzzCounts()
+def pair_real(sim: Sim, store: auth.KeyStore) -> None:
+    """Pair a real-time simulated clock: ok three times on its world socket."""
+    sim.world.sendall(b"key ok 0\n" * fw.Guard.OK_PRESSES)
+    board_id = sim.link.request("hello").fields()["id"]
+    auth.pair(sim.link, board_id, auth.read_code(sim.frame()[0]), store)
+
+
+def fuzz(units: int = 100000, seed: int = 1, batch: int = 100, real: bool = False) -> FuzzCounts:
+    n = FuzzCounts(real=real)
     start = time.monotonic()
     rng = random.Random(seed)
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        Sim(board_id="fuzzed") as sim,
-        Sim(board_id="twin") as twin,
-    ):
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory())
+        sim = stack.enter_context(Sim(board_id="fuzzed", virtual=not real, display=False))
+        twin = None if real else stack.enter_context(Sim(board_id="twin"))
+        clocks = [sim] if twin is None else [sim, twin]
         store = auth.KeyStore(os.path.join(tmp, "keys.json"))
         taken: set[str] = set()
-        for s in (sim, twin):
-            auth.pair_sim(s, store)
+        for s in clocks:
+            if real:
+                pair_real(s, store)
+            else:
+                auth.pair_sim(s, store)
             for line in ("config 10m+5s", "levers red", "volume 4"):
                 s.command(line)
         # Frames the fuzzed clock took, for replays: sent once more, for real, to both.
@@ -297,11 +321,13 @@ def fuzz(units: int = 100000, seed: int = 1, batch: int = 100) -> FuzzCounts:
                 while b"r %d ok" % (900 + i) not in got:
                     got += raw.read(1)
             sim.link.open()
-            twin.command(line)
+            if twin is not None:
+                twin.command(line)
         mine: dict[int, str] = {}
         theirs: dict[int, str] = {}
         collect(sim, mine, since=0)
-        collect(twin, theirs, since=0)
+        if twin is not None:
+            collect(twin, theirs, since=0)
         sim.link.close()
         raw = serial.Serial(sim.serial_path, timeout=0.05)
         reader = Reader(raw)
@@ -330,9 +356,17 @@ def fuzz(units: int = 100000, seed: int = 1, batch: int = 100) -> FuzzCounts:
                     parts.append(b"\r\n")  # the last frame, if cut short, ends here
                 if not all(send(data) for data in parts):
                     break  # no answer for 20 s: counted below
-                for s in (sim, twin):  # the game goes on, the same on both
-                    s.press(lever, t)
-                collect(twin, theirs)
+                if twin is None:  # real time: a press now, stamped at the instant it was sent
+                    sent = time.monotonic_ns() // 10**6 & 0x3FFFFFFF  # docs/sim.md
+                    sim.world.sendall(
+                        b"lever %d down %d\nlever %d up %d\n" % (lever, sent, lever, sent)
+                    )
+                    n.presses += 1
+                    sim.pump()  # the board's beeps and cues, so its socket never fills
+                else:
+                    for s in (sim, twin):  # the game goes on, the same on both
+                        s.press(lever, t)
+                    collect(twin, theirs)
                 lever = 1 - lever
                 t += rng.randrange(1000, 6000)
         finally:
@@ -348,6 +382,20 @@ def fuzz(units: int = 100000, seed: int = 1, batch: int = 100) -> FuzzCounts:
                 n.unanswered += 1
         n.unanswered += max(0, len(replies) - len(wants))
         sim.link.open()
+        if twin is None:
+            try:
+                a = sim.status()
+            except Exception:
+                n.faults += 1
+                a = {"moves0": 0, "moves1": 0}
+            if sim.proc.poll() is not None:
+                n.faults += 1
+            n.moves = int(a["moves0"]) + int(a["moves1"])
+            n.state_same = n.moves == n.presses - 1
+            mine.update(reader.events)
+            n.events = len(mine)
+            n.wall_s = time.monotonic() - start
+            return n
         for s in (sim, twin):
             s.run_to(t)
         a, b = sim.status(), twin.status()
@@ -365,20 +413,36 @@ def fuzz(units: int = 100000, seed: int = 1, batch: int = 100) -> FuzzCounts:
 
 def report(n: FuzzCounts) -> None:
     print("units              %d (%d bytes) in %.1f s" % (n.units, n.bytes, n.wall_s))
-    print("complete frames    %d" % n.frames)
+    print(
+        "frames             %d: %d complete, %d broken"
+        % (n.frames + sum(n.frame_errors.values()), n.frames, sum(n.frame_errors.values()))
+    )
     print("frame errors       " + ", ".join("%s %d" % kv for kv in sorted(n.frame_errors.items())))
     print("answers            " + ", ".join("%s %d" % kv for kv in sorted(n.answers.items())))
     print("unanswered/wrong   %d" % n.unanswered)
     print("changes taken      %d" % n.taken)
+    if n.real:
+        print("faults             %d" % n.faults)
+        print("presses / moves    %d sent while fuzzing, %d moves counted (+1 start)"
+              % (n.presses, n.moves))  # fmt: skip
+        print("events seen        %d" % n.events)
+        return
     print("events vs twin     %d compared, %d differ" % (n.events, n.event_diffs))
     print("time vs twin       %d ms; state the same: %s" % (n.time_diff_ms, n.state_same))
 
 
 def main() -> int:
-    units = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
+    units = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    print("fuzz: %d units at a paired simulated clock, seed %d" % (units, seed))
-    report(fuzz(units, seed))
+    mode = sys.argv[3] if len(sys.argv) > 3 else "both"
+    if mode in ("virtual", "both"):
+        k = units or 100000
+        print("fuzz: %d units at a paired simulated clock, virtual time, seed %d" % (k, seed))
+        report(fuzz(k, seed))
+    if mode in ("real", "both"):
+        k = units or 120000
+        print("fuzz: %d units at a paired simulated clock, real time, seed %d" % (k, seed))
+        report(fuzz(k, seed, real=True))
     return 0
 
 

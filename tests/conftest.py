@@ -30,3 +30,10 @@ def micropython():
         exe = shutil.which("micropython") or ""
     assert exe, "micropython is missing: run `make venv`"
     return exe
+
+
+@pytest.fixture(autouse=True)
+def _arbiter_state(tmp_path_factory, monkeypatch):
+    """The arbiter's console notes each clock's game in a state folder: a
+    fresh one per test, never the user's (~/.local/state/qizhong)."""
+    monkeypatch.setenv("QIZHONG_STATE", str(tmp_path_factory.mktemp("state")))

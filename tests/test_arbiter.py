@@ -223,13 +223,17 @@ def test_r20_a_false_claim_takes_two_minutes_and_a_second_in_the_same_limit_lose
     game.start()
     t = play(sim, game, ["炮二平五", "马8进7", "马二进三"], 0)
     before = clock.status().left
-    notes = game.claim_natural_limit("black")
+    notes = game.claim_natural_limit("black")  # the engine proposes ...
+    assert game.fouls == [0, 0] and clock.status().left == before
+    assert "the claim is false" in notes[0].text and game.proposal is not None
+    notes = game.confirm()  # ... the arbiter confirms
     after = clock.status().left
     assert after == (before[0], before[1] - 120000)  # the clock shows 2 min less
     assert game.fouls == [0, 1]
     assert {n.rule for n in notes if n.kind in ("foul", "rule")} == {"XQ-R20"}
     t = play(sim, game, ["车9平8"], t)
     game.claim_natural_limit("black")
+    game.confirm()
     assert game.result.winner == RED and game.result.rule == "XQ-R20"
     assert clock.status().state == "finished"
 
@@ -240,8 +244,10 @@ def test_r17_two_fouls_lose_even_in_different_limits(sim):
     game.start()
     t = play(sim, game, ["炮二平五", "马8进7"], 0)
     game.claim_natural_limit("red")  # foul 1
+    game.confirm()
     play(sim, game, ["炮五进四"], t)  # takes a pawn: a new limit
     game.claim_natural_limit("red")  # not the same limit: a foul, the second
+    game.confirm()
     assert game.result.winner == BLACK and game.result.rule == "XQ-R17"
     assert clock.status().result == BLACK
 
@@ -253,6 +259,7 @@ def test_r20_a_flag_from_the_two_minutes_loses_even_against_no_mating_material(s
     clock, game = new_game(sim, "1m", fen="3aka3/9/9/9/9/9/9/9/9/R2K5 w - - 0 1")
     game.start()
     game.claim_natural_limit("red")
+    game.confirm()
     assert game.result.winner == BLACK and game.result.rule == "XQ-R20"
     st = clock.status()
     assert st.state == "finished" and st.result == BLACK and st.first_flag == RED
@@ -264,9 +271,12 @@ def test_r16_a_true_natural_limit_claim_draws(sim):
     game.start()
     t = play(sim, game, SHUFFLE * 14 + SHUFFLE[:2], 0, think=1000)  # 29 moves each
     game.claim_natural_limit("red")  # one move short: false
+    game.confirm()
     assert game.fouls == [1, 0] and not game.over
     play(sim, game, SHUFFLE[2:], t, think=1000)
     game.claim_natural_limit("black")
+    assert not game.over  # a proposal, until the arbiter confirms
+    game.confirm()
     assert game.result.winner is None and game.result.rule == "XQ-R16"
     assert clock.status().result == DRAW
 
@@ -281,7 +291,9 @@ def test_r24_a_repetition_claim_is_decided_on_the_record(sim):
     assert game.fouls == [1, 0]
     play(sim, game, SHUFFLE, t)
     game.claim_repetition("black")
-    assert game.result.winner is None and game.result.rule == "XQ-R24"
+    assert not game.over and game.proposal is not None
+    game.confirm()
+    assert game.result.winner is None and game.result.rule == "XQ-R16"
     assert "不变作和" in game.result.reason and clock.status().result == DRAW
 
 
@@ -455,3 +467,99 @@ def test_eq2_a_press_out_of_turn_is_reported_and_changes_nothing(sim):
     notes = game.poll()
     assert [n.rule for n in notes] == ["EQ-2"]
     assert game.fouls == [0, 0] and clock.status().run == RED
+
+
+# -- the arbiter rules; the engine advises (XQ-R15, R16, R20, R24) ----------------------------
+
+ISSUE_FEN = "3akab2/9/4b4/8p/6p2/5r3/P3P1c1P/c3B1N2/2C1A4/1R1AK1B2 w - - 0 1"
+ISSUE_CYCLE = ["车八进二", "炮1进2", "车八退二", "炮1退2"]
+
+
+def test_a_repetition_is_proposed_with_its_reasons_and_the_arbiter_confirms(sim):
+    clock, game = new_game(sim, fen=ISSUE_FEN)
+    game.start()
+    t = play(sim, game, ISSUE_CYCLE, 0)
+    notes = []
+    for m in ISSUE_CYCLE:  # the third occurrence comes with the last move
+        side = game.board.turn.value
+        notes += game.move(m)
+        t += 2000
+        sim.press(lever(game, side), t)
+        notes += game.poll()
+    assert not game.over and game.proposal is not None  # the engine only advises
+    text = "\n".join(n.text for n in notes)
+    assert "the engine proposes on the repetition" in text
+    assert "Red 车八进二: 捉 (chase) - red rook b2 can take black cannon a2" in text
+    assert "black cannon a0 checks" in text and "一将一捉" in text
+    game.confirm()
+    assert game.result.winner is None and game.result.rule == "XQ-R16"
+    assert clock.status().result == DRAW
+    pgn = game.pgn()
+    assert '[EngineProposal "both sides play forbidden moves' in pgn
+    assert '[ArbiterRuling "the arbiter confirms' in pgn and "1/2-1/2" in pgn
+    back = xiangqi_pgn.read_game(pgn)
+    assert back.headers["ArbiterRuling"].startswith("the arbiter confirms")
+
+
+def test_the_axf_option_proposes_pyffish_verdict_and_the_arbiter_overrules(sim):
+    clock, game = new_game(sim, fen=ISSUE_FEN, repetition="axf")
+    game.start()
+    play(sim, game, ISSUE_CYCLE * 2, 0)
+    assert game.proposal is not None and game.proposal.result.winner == BLACK
+    with pytest.raises(ArbiterError):
+        game.undo_ruling()  # nothing ruled yet
+    game.overrule("draw", "recorded as a draw at the board")
+    assert game.result.winner is None and game.result.termination == "adjudication"
+    assert "overrules" in game.pgn() and "perpetual chase by Red" in game.pgn()
+    with pytest.raises(ArbiterError):
+        XiangqiSession(clock, repetition="fide", configure=False)
+
+
+def test_a_confirmed_ruling_can_be_undone_and_play_goes_on(sim):
+    clock, game = new_game(sim, fen=KINGS)
+    game.start()
+    t = play(sim, game, SHUFFLE * 2, 0)
+    assert game.proposal is not None  # threefold: kings shuffling, a draw proposed
+    left = clock.status().left
+    game.confirm()
+    assert game.over and clock.status().state == "finished"
+    notes = game.undo_ruling()
+    assert not game.over and "undoes" in notes[0].text
+    st = clock.status()
+    assert st.state == "paused" and st.left == left  # the clock as it was, paused
+    game.resume()
+    t = play(sim, game, ["d0e0"], t + 1000)
+    assert game.played[-1].press is not None and not game.over
+    assert "the arbiter undoes the ruling" in game.pgn()
+
+
+def test_an_undone_false_claim_gives_back_the_foul_and_the_time(sim):
+    clock, game = new_game(sim)
+    game.start()
+    play(sim, game, ["炮二平五", "马8进7"], 0)
+    before = clock.status().left
+    game.claim_natural_limit("red")
+    game.confirm()
+    assert game.fouls == [1, 0] and clock.status().left[0] == before[0] - 120000
+    game.undo_ruling()
+    assert game.fouls == [0, 0] and clock.status().left[0] == before[0]
+    game.claim_natural_limit("red")  # the same limit again: a first false claim, not a second
+    game.confirm()
+    assert not game.over and game.fouls == [1, 0]
+
+
+def test_declare_can_be_undone_and_a_proposal_lapses_when_play_goes_on(sim):
+    clock, game = new_game(sim, fen=KINGS)
+    game.start()
+    t = play(sim, game, SHUFFLE * 2, 0)
+    assert game.proposal is not None
+    t = play(sim, game, ["d0e0"], t)  # moving on: the proposal lapses
+    assert game.proposal is None and "lapsed" in game.pgn()
+    with pytest.raises(ArbiterError):
+        game.confirm()
+    game.declare("black", "Red left the hall")
+    assert game.result.winner == BLACK
+    game.undo_ruling()
+    assert not game.over and clock.status().state == "paused"
+    with pytest.raises(ArbiterError):
+        game.undo_ruling()

@@ -157,13 +157,16 @@ def test_codes_and_their_normal_form():
 
 
 def test_tag_form_is_parsed_strictly():
-    assert fw.split("12 pause") is None
-    inner, signed, ctr, t = fw.split("12 penalty 0 -500 ~77 " + "a" * 32)
-    assert (inner, signed, ctr, t) == ("12 penalty 0 -500", "12 penalty 0 -500 ~77", 77, "a" * 32)
+    r = proto.Request().parse("12 pause")
+    assert (r.rid, r.verb, r.args, r.ctr) == (12, "pause", [], 0)
+    r = proto.Request().parse("12 penalty 0 -500 ~77 " + "a" * 32)
+    assert (r.verb, r.args, r.signed, r.ctr, r.tag) == (
+        "penalty", ["0", "-500"], "12 penalty 0 -500 ~77", 77, "a" * 32)  # fmt: skip
     for bad in ("12 pause ~x " + "a" * 32, "12 pause ~0 " + "a" * 32, "12 pause ~5 abc",
-                "12 pause ~5", "12 pause ~12345678901 " + "a" * 32):  # fmt: skip
-        with pytest.raises(fw.AuthError, match="form"):
-            fw.split(bad)
+                "12 pause ~5", "12 pause ~12345678901 " + "a" * 32,
+                "12 ~5 " + "a" * 32, "12 pause ~5 x ~6 " + "a" * 32):  # fmt: skip
+        with pytest.raises(proto.TagForm):
+            proto.Request().parse(bad)
 
 
 # -- pairing at the clock ------------------------------------------------------------------------

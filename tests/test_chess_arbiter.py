@@ -102,7 +102,7 @@ def test_an_illegal_move_in_blitz_gives_one_minute_and_the_second_loses(sim):
     move restores Black's turn with Black's time from before the press, White
     +1 min; Black's second completed illegal move (7.5.4, two hands) loses."""
     clock, game = new_game(sim, "blitz")  # 3m+2s
-    assert game.time_class.value == "blitz" and game.penalty == 60000
+    assert game.time_class.value == "blitz" and game.penalty_ms == 60000
     game.start()
     play(sim, game, ["e4"], 0, 4000)  # White: 180 - 4 + 2 = 178 s
     sim.press(lever(game, BLACK), 9000)  # Black presses with no move entered (strict)
@@ -133,7 +133,7 @@ def test_an_illegal_move_in_blitz_gives_one_minute_and_the_second_loses(sim):
 def test_standard_play_gives_two_minutes_for_an_illegal_move(sim):
     """CH-1, CH-5: at 90 min + 30 s the game is standard; 7.5.5 gives 2 min."""
     clock, game = new_game(sim, "fide")
-    assert game.time_class.value == "standard" and game.penalty == 120000
+    assert game.time_class.value == "standard" and game.penalty_ms == 120000
     game.start()
     play(sim, game, ["d4"], 0, 10000)
     game.move("Nf6")

@@ -35,8 +35,20 @@ def test_the_console_plays_a_game_and_writes_the_record(sim, tmp_path):
     assert con.handle("g9e7") == ["2. Black 象7进5"]
     sim.press(1, 9000)
     assert con.handle("moves")[-1] == "   2. Black  象7进5  15:07 left, 3.0 used"
-    assert con.handle("claim black")[0].startswith("!! foul 1 for Black")
+    shown = con.handle("claim black")  # the engine proposes, with its reasons
+    assert shown[0].startswith("!  the engine proposes on the natural move limit (claimed by")
+    assert "1 and 1 of 30 moves since the last capture" in shown[1]
+    assert clock.status().left[1] == 907000
+    assert any(ln.startswith("!! foul 1 for Black") for ln in con.handle("confirm"))
     assert clock.status().left[1] == 907000 - 120000
+    assert con.handle("unrule")[0].startswith("*  the arbiter undoes the ruling")
+    assert clock.status().left[1] == 907000
+    con.handle("claim black")
+    assert con.handle("overrule")[0].startswith("?  overrule draw, red, black or play")
+    assert con.handle("overrule play the claim was withdrawn")[0].startswith("*  the arbiter")
+    assert con.handle("confirm")[0] == "?  no proposal stands: claim first"
+    con.handle("claim black")
+    con.handle("confirm")
     assert con.handle("foul black lever held")[-1] == "   record written to %s" % out
     assert "Red wins: Black has two fouls (XQ-R17)" in con.status()
     rec = xiangqi_pgn.read_game(out.read_bytes())
@@ -140,10 +152,21 @@ def test_the_command_for_go_and_its_errors(pty, tmp_path, monkeypatch, capsys):
     args = arbiter_args("--port", pty.serial_path, "--spec", "15m+")
     assert cli_clock.run(args.func, args) == 2
     assert "bad time control" in capsys.readouterr().err
-    args = arbiter_args("--port", pty.serial_path, "--out", str(out))  # exists
+    # #13 item 3: a taken --out is refused at the start, before the clock is touched.
+    taken = tmp_path / "taken.pgn"
+    taken.write_text("an earlier game")
+    before = pty.status()["seq"]
+    pty.link.close()  # one program at a time owns the port (#12)
+    args = arbiter_args("--port", pty.serial_path, "--out", str(taken))
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
-    assert cli_clock.run(args.func, args) == 2  # refused before the game, not after it
-    assert "exists: it is never overwritten" in capsys.readouterr().err
+    assert cli_clock.run(args.func, args) == 2
+    assert "taken.pgn exists: give another --out" in capsys.readouterr().err
+    assert taken.read_text() == "an earlier game" and pty.status()["seq"] == before
+    pty.link.close()
+    args = arbiter_args("--game", "go", "--port", pty.serial_path, "--out", str(out))
+    assert cli_clock.run(args.func, args) == 2  # a finished game's record and journal
+    assert "g.sgf exists (a finished game)" in capsys.readouterr().err
+    assert go_sgf.read(out.read_bytes()).result == "B+R"
 
 
 def test_the_byoyomi_readings_show_next_to_the_clocks(sim):
@@ -156,3 +179,25 @@ def test_the_byoyomi_readings_show_next_to_the_clocks(sim):
     con.poll()
     assert con.cue == "Black: 还剩 1 分"
     assert "BY1" in con.status()
+
+
+def test_a_repetition_ruling_at_the_console_from_a_pipe(pty, tmp_path, monkeypatch, capsys):
+    # --repetition axf: the engine proposes pyffish's verdict with the moves'
+    # reasons; the arbiter overrules it, undoes that, and confirms.
+    out = tmp_path / "rep.pgn"
+    fen = "3akab2/9/4b4/8p/6p2/5r3/P3P1c1P/c3B1N2/2C1A4/1R1AK1B2 w - - 0 1"
+    moves = "车八进二\n炮1进2\n车八退二\n炮1退2\n" * 2
+    script = moves + "overrule draw recorded so\nunrule\nconfirm\nquit\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    args = arbiter_args("--port", pty.serial_path, "--out", str(out), "--fen", fen,
+                        "--late-entry", "--repetition", "axf")  # fmt: skip
+    assert cli_clock.run(args.func, args) == 0
+    text = capsys.readouterr().out
+    assert "!  the engine proposes on the repetition: Fairy-Stockfish finds a perpetual " in text
+    assert "   8. Black 炮1退2: 捉 (chase) - black cannon a2 can take red horse g2" in text
+    assert "== draw: recorded so (the arbiter's ruling)" in text
+    assert "*  the arbiter undoes the ruling" in text
+    assert "== Black wins: Fairy-Stockfish finds a perpetual chase by Red" in text
+    rec = xiangqi_pgn.read_game(out.read_bytes())
+    assert rec.headers["Result"] == "0-1" and len(rec.moves) == 8
+    assert rec.headers["ArbiterRuling"].startswith("the arbiter confirms")

@@ -240,16 +240,16 @@ def test_knock_and_assign_gives_the_opponent_a_minute():
     d.handle_key("a", 30000)  # Red: 9:35, Black runs
     d.handle_key("k", 40000)  # knocked over
     screen = d.render(40000)
-    assert "KNOCKED" in screen and "1/2 = who did it" in screen
+    assert "KNOCKED" in screen and "+/- = left/right did it" in screen
     assert shown(screen) == ("9:35", "9:50")
     assert shown(d.render(90000)) == ("9:35", "9:50")  # both frozen
-    d.handle_key("2", 90000)  # the right player (Black) knocked it: Red +60 s
+    d.handle_key("-", 90000)  # the right player (Black) knocked it: Red +60 s
     screen = d.render(90000)
     assert shown(screen) == ("10:35", "9:50")
     assert "Black knocked the clock: Red +60s" in screen
     assert "knocked it" in info(faces(screen)[1])
     assert d.log[-1] == "01:30.000 Red    penalty +60s"
-    d.handle_key("1", 91000)  # only once
+    d.handle_key("+", 91000)  # only once
     assert "refused: the knock was already assigned" in d.render(91000)
     d.handle_key(" ", 92000)  # resume: Black's clock runs on
     assert d.clock.state == clock.RUNNING
@@ -373,9 +373,9 @@ def test_bad_keys_are_ignored():
     d = make("5m")
     d.handle_key(" ", 0)
     d.handle_key("k", 500)
-    d.handle_key("2", 600)  # a message and a log to keep
+    d.handle_key("-", 600)  # a message and a log to keep
     before = (d.render(1000), list(d.log), d.message)
-    for key in ("x", "A", "L", "\x1b", "\n", "\t", "?", "é", "0", "3", "", "ab"):
+    for key in ("x", "A", "L", "\x1b", "\n", "\t", "?", "é", "0", "1", "2", "r", "", "ab"):
         assert d.handle_key(key, 1000) is True
     assert (d.render(1000), d.log, d.message) == before
     assert d.handle_key("q", 1000) is False
@@ -386,8 +386,8 @@ def test_clock_errors_are_shown_not_raised():
     d = make("5m+3s")
     d.handle_key("k", 0)
     assert "refused: the clock is not in play" in d.render(0)
-    d.handle_key("1", 0)
-    assert "refused: the clock was not knocked over" in d.render(0)
+    d.handle_key("+", 0)
+    assert "pause the clock first" in d.render(0)
     d.handle_key(" ", 0)
     assert d.message == ""
     d.render(400000)  # Red flags
@@ -403,7 +403,7 @@ def test_reset_starts_a_new_game():
     d = make("3m+2s")
     d.handle_key(" ", 0)
     d.handle_key("a", 5000)
-    d.handle_key("r", 9000)
+    d.handle_key("n", 9000)
     screen = d.render(20000)
     assert d.clock.state == clock.IDLE
     assert shown(screen) == ("3:00", "3:00")
@@ -416,7 +416,7 @@ def test_reset_starts_a_new_game():
 def test_levers_follow_the_configured_sides():
     d = make("5m")
     d.clock = clock.Clock(d.tc, left_side=1)  # EQ-1: Black sits on the left
-    d.handle_key("r", 0)  # a new game keeps the orientation
+    d.handle_key("n", 0)  # a new game keeps the orientation
     screen = d.render(0)
     left, right = faces(screen)
     assert "Black" in header(left) and "Red" in header(right)
@@ -460,7 +460,7 @@ def test_every_line_fits_the_screen(spec):
         d.handle_key("al"[i % 2], i * 97000)
         screens.append(d.render(i * 97000 + 5))
     d.handle_key("k", 10**7)
-    d.handle_key("1", 10**7)
+    d.handle_key("+", 10**7)
     screens.append(d.render(10**7))
     screens.append(d.render(10**9))
     for screen in screens:
@@ -543,3 +543,17 @@ def test_main_in_a_pty():
     assert "\x1b[?25h\x1b[?1049l" in tail  # cursor shown, main screen back
     assert "qizhong demo: 5m+3s  Red 5:00  Black 5:00" in tail
     assert "Traceback" not in text
+
+
+def test_one_set_of_keys_with_make_sim():
+    from qizhong.sim import keys, term
+
+    d = make("5m")
+    assert set(d._actions()) == set(keys.KEYS)  # every key of make sim means something here
+    assert Demo.HELP == term.HELP == keys.HELP
+    d.handle_key("m", 0)
+    assert "the setup menu is the firmware's: make sim" in d.render(0)
+    d.handle_key(" ", 0)
+    d.handle_key("k", 1000)
+    d.handle_key("+", 2000)  # knocked over: the left player (Red) did it, Black +60 s
+    assert d.log[-1].split()[1:] == ["Black", "penalty", "+60s"]

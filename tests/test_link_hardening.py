@@ -216,6 +216,54 @@ def test_a_clock_that_restarts_without_its_journal_loses_nothing_silently(tmp_pa
         assert after == history(sim.serial_path)
 
 
+def test_events_follow_says_when_the_clock_restarted(tmp_path):
+    """``qizhong events --follow`` listening through a restart without the
+    journal prints the new boot's events and a line saying so."""
+    img = str(tmp_path / "clock.img")
+    with Sim(flash=img, open_link=False) as sim:
+        follow = subprocess.Popen(
+            [sys.executable, "-m", "qizhong.cli", "events", "--follow", "--port", sim.serial_path],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            assert follow.stdout is not None and follow.stderr is not None
+            out, err = follow.stdout.fileno(), follow.stderr.fileno()
+            got = ""
+            for k in range(20):  # press until it has the port and prints
+                sim.press(k % 2, 1000 * (k + 1))
+                got += _read(out, 1.0)
+                if "boot" in got:
+                    break
+            sim.power_cut(restart=False)
+            os.remove(img)
+            sim.power_on()
+            sim.press(0, 1000)
+            note = ""
+            while "\n" not in note:
+                note += _read(err, 30.0) or "(nothing)\n"
+            assert note.startswith("qizhong: the clock restarted (boot "), note
+            assert "its event numbers start again" in note
+            while got.count("boot") < 2 or not got.endswith("\n") or "start" not in got[-80:]:
+                got += _read(out, 30.0) or "(nothing)\n"
+                assert "(nothing)" not in got, got
+            lines = got.splitlines()
+            assert lines[0].split()[0] == "seq"  # the column header, then one event a line
+            seqs = [int(line.split()[0]) for line in lines[1:]]
+            cut = seqs.index(1, 1)  # the new boot's first
+            assert seqs[:cut] == list(range(1, cut + 1)) and seqs[cut:] == [1, 2], got
+        finally:
+            follow.terminate()
+            follow.wait(30)
+
+
+def _read(fd: int, timeout: float) -> str:
+    """What a pipe has, waiting up to ``timeout`` s for the first of it."""
+    if not select.select([fd], [], [], timeout)[0]:
+        return ""
+    return os.read(fd, 65536).decode()
+
+
 def _play_direct(sim: Sim, n: int) -> None:
     """At least ``n`` events made at the clock itself (no host): presses."""
     with Clock(sim.serial_path) as c:  # a short visit by another program
@@ -229,7 +277,8 @@ def _hello(sim: Sim, clock: Clock) -> dict[str, str]:
     return clock.link.request("hello").fields()
 
 
-def test_a_restart_with_the_journal_goes_on_numbering_and_reports_the_gap(tmp_path):
+@pytest.mark.parametrize("how", ["reconnect", "listening"])
+def test_a_restart_with_the_journal_goes_on_numbering_and_reports_the_gap(tmp_path, how):
     """With the journal the new boot numbers above the old one
     (docs/journal.md): the host hands out nothing twice and counts the
     skipped numbers in ``lost``."""
@@ -239,11 +288,13 @@ def test_a_restart_with_the_journal_goes_on_numbering_and_reports_the_gap(tmp_pa
         _play(sim, clock, 0, 4)
         got = collect(clock, clock.status().seq)
         old_last = clock.link.last_seq
-        clock.close()
+        if how == "reconnect":
+            clock.close()
         sim.power_cut()
         for k in range(3):
             sim.press(k % 2, 1000 * (k + 1))  # paused after the cut: wrong presses, events
-        clock.reconnect()
+        if how == "reconnect":
+            clock.reconnect()
         got += collect(clock, clock.status().seq)
         once_boot = [e for e in got if e.name == "boot"]
         assert len(once_boot) == 2

@@ -44,12 +44,16 @@ def test_the_terminal_shows_the_firmwares_framebuffers():
         sim.command("config 15m+10s")
         sim.key("start", 0)
         sim.press(0, 9000)
-        left, right = sim.frame()
+        left, _right = sim.frame()
+        texts = sim.texts
+        screen = term.Term(sim, "15m+10s").render()
     rows = term.to_text(left)
     assert len(rows) == 16 and all(len(r) == 32 for r in rows)
     assert any(ch != " " for r in rows[3:] for ch in r)  # the digits are drawn
-    text = term.screen({0: left, 1: right}, ["press red"], "15m+10s")
-    assert "press red" in text and "15m+10s" in text
+    assert (2, 1, "1") in texts[0] and (2, 1, "0") in texts[1]  # the moves, as the face drew them
+    assert term.status_text(texts[0], left) == "1 moves"
+    assert len(screen) == term.ROWS and all(term.width(line) <= term.COLS for line in screen)
+    assert "15m+10s" in screen[0] and "▶ BLACK" in screen[1]
     assert term.to_text(bytes(1024)) == [" " * 32] * 16
 
 

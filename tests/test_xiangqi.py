@@ -26,11 +26,12 @@ from qizhong.rules.xiangqi import (
     NotationError,
     Outcome,
     Termination,
+    XiangqiError,
     perft,
 )
 
 V = "xiangqi"
-STYLES = ("chinese", "traditional", "wxf", "iccs")
+STYLES = ("chinese", "traditional", "xqbase", "wxf", "iccs")
 
 
 def play(fen: str | None, moves: list[str]) -> Board:
@@ -184,10 +185,12 @@ def test_the_opening_example_of_the_rules():
 def test_opening_moves_in_every_style():
     board = Board()
     m = Move.from_iccs("h2e2")
-    assert [board.notation(m, s) for s in STYLES] == ["炮二平五", "炮二平五", "C2.5", "H2-E2"]
+    assert [board.notation(m, s) for s in STYLES] == [
+        "炮二平五", "炮二平五", "炮二平五", "C2.5", "H2-E2"]  # fmt: skip
     board.push(m)
     m = Move.from_iccs("h9g7")
-    assert [board.notation(m, s) for s in STYLES] == ["马8进7", "馬8進7", "H8+7", "H9-G7"]
+    assert [board.notation(m, s) for s in STYLES] == [
+        "马8进7", "馬８進７", "马8进7", "H8+7", "H9-G7"]  # fmt: skip
     with pytest.raises(NotationError, match="style"):
         board.notation(m, "san")
     with pytest.raises(IllegalMoveError):
@@ -215,7 +218,7 @@ def test_front_and_rear_for_two_rooks_horses_or_cannons():
     board = Board("3k5/9/9/9/2c6/9/2c6/9/9/4K4 b - - 0 1")
     assert board.notation(Move.from_iccs("c3d3")) == "前炮平4"
     assert board.notation(Move.from_iccs("c5c4")) == "后炮进1"
-    assert board.notation(Move.from_iccs("c5c4"), "traditional") == "後炮進1"
+    assert board.notation(Move.from_iccs("c5c4"), "traditional") == "後炮進１"
 
 
 @pytest.mark.parametrize(
@@ -235,28 +238,52 @@ def test_front_and_rear_for_two_rooks_horses_or_cannons():
         # Five on one file: WXF gives the middle one its file number.
         ("3k5/4P4/4P4/4P4/4P4/4P4/9/9/9/4K4 w", "e6d6", "三兵平六", "P5.6"),
         ("3k5/4P4/4P4/4P4/4P4/4P4/9/9/9/4K4 w", "e8f8", "一兵平四", "++.4"),
-        # Two files with tandem pawns: xqbase numbers all of them from the right,
-        # front to back (g is Red's 三, c is 七); WXF gives the file, then + or -.
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g7g8", "一兵进一", "3++1"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g6f6", "二兵平四", "33.4"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g5h5", "三兵平二", "3-.2"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c6c7", "四兵进一", "7++1"),
-        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c5d5", "五兵平六", "7-.6"),
+        # Two files with tandem pawns: the file stays, with 前/中/后 on it (NT;
+        # g is Red's 三, c is 七); WXF gives the file, then + or -.
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g7g8", "前兵三进一", "3++1"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g6f6", "中兵三平四", "33.4"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g5h5", "后兵三平二", "3-.2"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c6c7", "前兵七进一", "7++1"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c5d5", "后兵七平六", "7-.6"),
         # Black: files from Black's right (a is 1), front is the lower rank.
         ("3k5/9/9/9/9/4p4/4p4/9/9/4K4 b", "e3e2", "前卒进1", "P++1"),
-        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "c3b3", "一卒平2", "3+.2"),
-        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "e4f4", "四卒平6", "5-.6"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "c3b3", "前卒3平2", "3+.2"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "e4f4", "后卒5平6", "5-.6"),
         # A pawn alone on its file keeps its file even when others are doubled.
         ("3k5/9/9/9/9/2p1p3p/2p1p4/9/9/4K4 b", "i4i3", "卒9进1", "P9+1"),
     ],
 )
 def test_pawn_conventions(fen, iccs, chinese, wxf):
+    # NT: the official forms by default; every form reads back.
     board = Board(fen + " - - 0 1")
     move = Move.from_iccs(iccs)
     assert board.notation(move) == chinese
     assert board.notation(move, "wxf") == wxf
     assert board.parse_notation(chinese) == move
     assert board.parse_notation(wxf) == move
+
+
+@pytest.mark.parametrize(
+    "fen, iccs, official, xqbase",
+    [
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g7g8", "前兵三进一", "一兵进一"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "g6f6", "中兵三平四", "二兵平四"),
+        ("3k5/9/6P2/2P3P2/2P3P2/9/9/9/9/4K4 w", "c5d5", "后兵七平六", "五兵平六"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "c3b3", "前卒3平2", "一卒平2"),
+        ("3k5/9/9/9/9/2p1p4/2p1p4/9/9/4K4 b", "e4f4", "后卒5平6", "四卒平6"),
+        ("4k4/9/4P4/4P4/9/9/9/9/9/3K5 w", "e7d7", "前兵平六", "前兵平六"),  # one file: alike
+    ],
+)
+def test_xqbase_single_series_is_a_style(fen, iccs, official, xqbase):
+    # NT: several files with tandem pawns keep the file by default; xqbase's
+    # single series (一兵 ... 五兵) is the "xqbase" style; both read back.
+    board = Board(fen + " - - 0 1")
+    move = Move.from_iccs(iccs)
+    assert board.notation(move) == official
+    assert board.notation(move, "xqbase") == xqbase
+    assert board.parse_notation(official) == move
+    assert board.parse_notation(xqbase) == move
+    assert board.parse_notation(board.notation(move, "traditional")) == move
 
 
 @pytest.mark.parametrize(
@@ -341,7 +368,17 @@ def test_bad_move_text_is_refused_with_a_reason(fen, text, words):
 
 def _round_trip(board: Board) -> int:
     legal = board.legal_moves
+    pawns = [m for m in legal if board.piece_at(m.from_square).piece_type is xq.PieceType.PAWN]
     for style in STYLES:
+        if style == "xqbase":
+            # xqbase differs from chinese on tandem pawns only: the pawns' texts
+            # must differ from the other pieces' chinese texts and read back.
+            texts = [board.notation(m, "chinese") for m in legal if m not in pawns]
+            texts += [board.notation(m, style) for m in pawns]
+            assert len(set(texts)) == len(texts), (board.fen(), style)
+            for move in pawns:
+                assert board.parse_notation(board.notation(move, style)) == move
+            continue
         texts = [board.notation(m, style) for m in legal]
         assert len(set(texts)) == len(texts), (board.fen(), style)  # unambiguous output
         for move, text in zip(legal, texts, strict=True):
@@ -467,14 +504,17 @@ def test_perpetual_check_loses():
     assert rep.verdict == 1  # pyffish agrees: Black, to move, wins
 
 
-def test_perpetual_chase_loses_as_pyffish_judges_it():
-    # XQ-R15 (长捉), on pyffish's AXF verdict: Red's rook keeps hunting an
-    # unprotected cannon that keeps stepping aside.
+def test_perpetual_chase_loses_under_both_rule_sets():
+    # XQ-R15 (长捉): Red's rook keeps hunting an unprotected cannon that keeps
+    # stepping aside. The Chinese rules (default) and pyffish's AXF verdict agree.
     board = play("5k3/9/2c6/9/9/9/9/9/2R6/4K4 b - - 0 1",
                  ["c7d7", "c1d1", "d7c7", "d1c1"] * 2)  # fmt: skip
-    out = board.outcome()
-    assert out is not None and out.termination is Termination.PERPETUAL_CHASE
-    assert out.winner is Color.BLACK
+    for rules in ("cxa", "axf"):
+        out = board.outcome(repetition=rules)
+        assert out is not None and out.termination is Termination.PERPETUAL_CHASE
+        assert out.winner is Color.BLACK
+    with pytest.raises(XiangqiError):
+        board.outcome(repetition="fide")
 
 
 def test_plain_repetition_draws():
@@ -491,7 +531,9 @@ def test_check_and_idle_alternating_draws_and_says_so():
     board = play(CHECKS, ["a0a9", "e9e8", "a9a0", "e8e9"] * 2)
     out = board.outcome()
     assert out is not None and out.termination is Termination.REPETITION
-    assert out.winner is None and "2 of 4" in out.reason and "一将一捉" in out.reason
+    assert out.winner is None and "Red 2 将+2 闲" in out.reason and "不变作和" in out.reason
+    axf = board.outcome(repetition="axf")
+    assert axf is not None and axf.winner is None
 
 
 QUIET = ["a1a2", "i8i7", "a2a1", "i7i8"]  # two rounds, no check, no capture

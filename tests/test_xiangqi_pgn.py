@@ -94,7 +94,7 @@ def sample_game() -> Game:
     return game
 
 
-@pytest.mark.parametrize("style", ["chinese", "traditional", "wxf", "iccs"])
+@pytest.mark.parametrize("style", ["chinese", "traditional", "xqbase", "wxf", "iccs"])
 def test_write_and_read_back_in_every_style(style):
     # XQ-R24: the host's record is the arbiter's record: what is written is read
     # back whole: moves, clock times to the ms, comments, tags.

@@ -15,7 +15,7 @@ A board provides:
   boot_id()             a new random id at every start
   set_trim(ppm)         correct the crystal's rate (docs/protocol.md)
   state_dir             the journal's folder (None: no journal; docs/journal.md)
-  feed(), keep_alive()  the watchdog: fed each loop pass; kept fed after Ctrl-C
+  feed(), keep_alive()  the watchdog: fed each loop pass (keep_alive: no longer called, #12)
   flash_stats()         optional: the journal's flash figures
   stopped, left_side
 

@@ -7,8 +7,12 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
 
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
                   frame | quit | cut N
-  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX
+  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX [TEXT...]
                   | volume T V
+
+``fb`` carries a display's pixels, then each text the firmware drew on it
+since its last fill, as ``X,Y,HEX`` (the UTF-8 text in hex): the terminal
+clock prints the status line, the setup menu and the pairing code as text.
 
 In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
 ``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
@@ -36,6 +40,25 @@ from qizhong.lever import DOWN, UP, Lever
 from qizhong.monotonic import Monotonic
 
 INPUTS = 16  # input ring: edges stamped before the loop takes them
+T_MAX = (1 << 62) - 1  # a world line's T
+STAMP_MAX_AGE_MS = 10000  # real time: an edge older than this is stamped when read
+_TICKS_MASK = 0x3FFFFFFF  # real time: T is the sender's CLOCK_MONOTONIC ms modulo 2**30
+
+
+class Frame(framebuf.FrameBuffer):
+    """A display's framebuffer that keeps the texts drawn on it since its last fill."""
+
+    def __init__(self, buf):
+        super().__init__(buf, 128, 64, framebuf.MONO_VLSB)
+        self.texts = []
+
+    def fill(self, c):
+        self.texts = []
+        super().fill(c)
+
+    def text(self, s, x, y, c=1):
+        self.texts.append("%d,%d,%s" % (x, y, s.encode().hex()))
+        super().text(s, x, y, c)
 
 
 class Board:
@@ -52,7 +75,7 @@ class Board:
         self.live_display = not self.virtual and os.getenv("QIZHONG_DISPLAY") != "0"
         self.stopped = False
         self.fb_buf = (bytearray(1024), bytearray(1024))
-        self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)
+        self.fb = tuple(Frame(b) for b in self.fb_buf)
         self.levers = (Lever(), Lever())
         self._kind = [0] * INPUTS
         self._arg = [0] * INPUTS
@@ -68,6 +91,7 @@ class Board:
             self._mono = Monotonic(self._skewed_ticks, time.ticks_diff)
         self._now = 0
         self._true = 0  # virtual time: the host's last "at"
+        self._last_stamp = 0  # real time: the last input's stamp
         self._want_frame = False
         self._app = None
         self._serial = Serial()
@@ -148,45 +172,94 @@ class Board:
         self._world_line(line)
 
     def _world_line(self, line):
-        words = line.decode().split()
+        try:
+            words = line.decode().split()
+        except UnicodeError:
+            words = ["?"]
         if not words:  # the host went away
             self.stopped = True
             return
+        try:
+            self._world_do(words)
+        except ValueError as e:  # #12: a bad line is refused, and the board goes on
+            self._tell("err world %s: %s" % (e, " ".join(words)[:60]))
+
+    def _world_do(self, words):
         op = words[0]
-        if op == "quit":
-            self.stopped = True
-            return
-        if op == "frame":
-            self._want_frame = True
+        n = len(words)
+        if op == "quit" or op == "frame":
+            _arity(n, 1, op)
+            if op == "quit":
+                self.stopped = True
+            else:
+                self._want_frame = True
             return
         if op == "cut":  # a power cut inside a flash write, N bytes ahead (#8)
+            _arity(n, 2, "cut N")
+            nbytes = _int(words[1], 0, 1 << 30, "cut N")
             if self.flash is None:
                 self._tell("err cut: no flash (QIZHONG_FLASH)")
             else:
-                self.flash.cut_after(int(words[1]), self._power_off)
+                self.flash.cut_after(nbytes, self._power_off)
             return
+        lever = key = 0
+        if op == "lever":
+            _arity(n, 4, "lever L down|up T")
+            lever = _int(words[1], 0, 1, "lever L")
+            if words[2] not in ("down", "up"):
+                raise ValueError("lever L down|up T")
+        elif op == "key":
+            _arity(n, 3, "key NAME T")
+            if words[1] not in A.KEY_NAMES[1:]:
+                raise ValueError("no key %s" % words[1][:16])
+            key = A.KEY_NAMES.index(words[1])
+        elif op == "at" or op == "tilt":
+            _arity(n, 2, op + " T")
+        else:
+            raise ValueError("unknown")
+        # T: virtual time, 0 .. 2**62 - 1 ms (a small int on the 64-bit unix port);
+        # real time: 0 (when read) or the sender's CLOCK_MONOTONIC ms mod 2**30 at the edge.
+        t = _int(words[-1], 0, T_MAX, "T")
         if self.virtual:
-            t = int(words[-1])
             if t < self._true:
                 self._tell("err time runs forward: %d < %d" % (t, self._true))
                 return
             self._true = t
             t = self._now = self._at(t)
         else:
-            t = self._mono.now()
+            t = self._stamp(t)
         self._settle(t)
         if op == "lever":
-            lever = int(words[1])
             edge = self.levers[lever].edge(words[2] == "down", t)
             if edge == DOWN:
                 self._push(A.IN_LEVER_DOWN, lever, t)
             elif edge == UP:
                 self._push(A.IN_LEVER_UP, lever, t)
         elif op == "key":
-            if words[1] in A.KEY_NAMES:
-                self._push(A.IN_KEY, A.KEY_NAMES.index(words[1]), t)
+            self._push(A.IN_KEY, key, t)
         elif op == "tilt":
             self._push(A.IN_TILT, 0, t)
+
+    def _stamp(self, sent):
+        """Real time: the board's ms for an edge the harness sent at its
+        CLOCK_MONOTONIC ms ``sent`` (mod 2**30; 0: now), as the Pico's IRQ stamps an
+        edge when it happens, not when the loop reads it (#12). The unix
+        port's ticks_ms is CLOCK_MONOTONIC ms too. Never after now, never
+        before the last stamp nor before the instant the clock was last
+        brought up to (as on the Pico, where the loop takes an edge in the
+        pass after the one it happened in)."""
+        now = self._mono.now()
+        if sent:
+            age = (time.ticks_ms() - sent) & _TICKS_MASK
+            if age < STAMP_MAX_AGE_MS:
+                now -= age
+        floor = self._last_stamp
+        if self._app is not None and self._app.clock.now > floor:
+            floor = self._app.clock.now
+        if now < floor:
+            now = floor
+        self._last_stamp = now
+        return now
 
     # -- inputs ------------------------------------------------------------------
 
@@ -224,7 +297,7 @@ class Board:
         self._tell("cue %d %d" % (t, cue))
 
     def show(self, i):
-        self._tell("fb %d %s" % (i, self.fb_buf[i].hex()))
+        self._tell(" ".join(["fb %d %s" % (i, self.fb_buf[i].hex())] + self.fb[i].texts))
 
     # -- serial ------------------------------------------------------------------
 
@@ -270,3 +343,16 @@ class Board:
 
 def _diff(a, b):
     return a - b
+
+
+def _arity(n, want, usage):
+    if n != want:
+        raise ValueError(usage)
+
+
+def _int(word, lo, hi, what):
+    """A world line's number: ASCII digits (and ``-``) in lo..hi, else ValueError."""
+    d = word[1:] if word[:1] == "-" else word
+    if not d or len(d) > 19 or not d.isdigit() or not lo <= int(word) <= hi:
+        raise ValueError("%s is %d..%d" % (what, lo, hi))
+    return int(word)

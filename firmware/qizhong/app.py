@@ -58,6 +58,9 @@ BASE_STEP = 60000  # ms per plus/minus on the base
 INC_STEP = 1000  # ms per plus/minus on the increment
 
 
+SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and the journal
+
+
 class App:
     BEEP_MS = 2000  # TC-8: the time-out buzzer sounds this long
     REFRESH_MS = 100  # display refresh while running (tenths under 20 s)
@@ -217,9 +220,9 @@ class App:
             self.menu_i = (self.menu_i + step) % len(MENU_PRESETS)
             self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
         elif self.menu == MENU_BASE and step:
-            st.base = max(BASE_STEP, st.base + step * BASE_STEP)
+            st.base = min(C.MAX_MS, max(BASE_STEP, st.base + step * BASE_STEP))  # #12
         elif self.menu == MENU_INC and step:
-            st.inc = max(0, st.inc + step * INC_STEP)
+            st.inc = min(C.MAX_MS, max(0, st.inc + step * INC_STEP))
         elif key in (KEY_OK, KEY_START):
             if self.menu == MENU_PRESET:
                 self.menu = MENU_BASE
@@ -291,45 +294,65 @@ class App:
         """One byte from the host. Complete frames are executed and answered."""
         r = self.dec.push(b)
         if r == P.FRAME:
-            self.board.write(self.request(self.dec.body()))
+            try:
+                out = self.request(self.dec.body())
+            except Exception as e:  # a firmware bug: the host still gets its answer, the link lives
+                out = P.reply(0, "err internal %s" % type(e).__name__)
+            self.board.write(out)
         elif r < 0:
             self.board.write(P.frame("r 0 err %s" % P.ERROR_CODES[r]))
 
     def request(self, body):
         """One request body ``ID VERB ARGS``; returns the reply frame (bytes).
         A repeated ID with the same body gets the same reply again and runs
-        nothing: a host that lost a reply retries safely."""
-        if body == self.last_body:
+        nothing: a host that lost a reply retries safely.
+
+        #12: the body is parsed once (``proto.Request``); authorisation and
+        the command see the same verb and arguments. A tagged request's
+        counter is committed to the journal before its reply goes out,
+        queries included, so no frame is accepted twice across a power cut.
+        No reply is longer than a frame (``proto.reply``)."""
+        if body and body == self.last_body:
             return self.last_reply
-        if body == self.change_body:  # a change retried after a query came between
+        if body and body == self.change_body:  # a change retried after a query came between
             return self.change_reply
-        words = body.split(" ", 2)
+        req = P.Request()
+        parsed = False
         try:
-            rid = int(words[0])
-        except ValueError:
-            rid = -1
-        if not 0 < rid < 65536 or len(words) < 2:
-            return P.frame("r 0 err bad-request %s" % body[:40])
-        try:  # #8: a change on a paired clock needs a tag (docs/security.md)
-            words = self.auth.open(body, self.board.now()).split(" ", 2)
-            if len(words) < 2:
-                raise auth.AuthError("form: no command before the tag")
-            text = self.command(words[1], words[2] if len(words) > 2 else "")
+            req.parse(body)
+            parsed = True
+            self.auth.check(req, self.board.now())
+            text = self.command(req.verb, req.args)
+        except P.BadRequest as e:
+            text = "err bad-request %s" % e
+        except P.TagForm as e:
+            text = "err auth form: %s" % e
         except auth.AuthError as e:
             text = "err auth %s" % e
-        reply = P.frame("r %d %s" % (rid, text))
+        if self.auth.authed:  # #12: the counter is on flash before the reply
+            self.commit()
+        reply = P.reply(req.rid, text)
+        if not req.rid:  # not a request: nothing to retry
+            return reply
         self.last_body = body
         self.last_reply = reply
-        if len(words) < 2 or not auth.is_open(words[1], words[2] if len(words) > 2 else ""):
+        if not parsed or not auth.is_open(req.verb, req.args):
             self.change_body = body
             self.change_reply = reply
         return reply
 
-    def command(self, op, rest):
-        """Run one command; returns the reply text ``ok ...`` or ``err CODE ...``."""
+    def commit(self):
+        """Write the journal now if anything is waiting for it."""
+        jr = self.journal
+        if jr is not None and jr.dirty:
+            jr.save(self)
+
+    def command(self, op, args):
+        """Run one command (``args``: its words); returns the reply text
+        ``ok ...`` or ``err CODE ...``. Every number is checked against its
+        range here, at the edge (#12, docs/protocol.md "Ranges")."""
         c = self.clock
         now = self.board.now()
-        args = rest.split()
         try:
             if op == "hello":
                 return "ok hello proto=%d fw=%s board=%s id=%s boot=%s seq=%d" % (
@@ -347,9 +370,9 @@ class App:
             if op == "status":
                 return self.status(now)
             if op == "since":  # replay what the host missed, then say what was sent
-                n = int(args[0])
                 log = self.log
-                if n < 0 or n > log.last:
+                n = number(_arg(args, 0, "since N"), 0, C.MAX_SEQ, "since N")
+                if n > log.last:
                     return "err args since %d: the last event is %d" % (n, log.last)
                 first = max(n + 1, log.oldest())
                 upto = first - 1  # as many as the link takes now, at most SINCE_MAX
@@ -368,12 +391,17 @@ class App:
             if op == "mem":  # heap figures: "mem collect" collects first
                 import gc
 
-                if args and args[0] == "collect":
+                how = args[0] if len(args) == 1 else "" if not args else "?"
+                if how == "collect":
                     gc.collect()
-                elif args and args[0] in ("hold", "release"):
-                    gc.disable() if args[0] == "hold" else gc.enable()  # for measuring
+                elif how == "hold":  # for measuring: a change (auth.is_open)
+                    gc.disable()
+                elif how == "release":
+                    gc.enable()
+                elif how:
+                    raise ValueError("mem [collect|hold|release]")
                 return "ok mem %d %d" % (gc.mem_alloc(), gc.mem_free())
-            reply = self.change(op, args, rest, now)
+            reply = self.change(op, args, " ".join(args), now)
         except tcspec.SpecError as e:
             reply = "err spec %s" % e
         except C.ClockError as e:
@@ -394,6 +422,8 @@ class App:
             return "ok " + op
         if op == "config" or op == "override":
             tc = tcspec.parse(rest)
+            if len(tcspec.format(tc)) > SPEC_MAX:  # it must fit a "tc" reply and the journal
+                raise ValueError("the time control is over %d characters written out" % SPEC_MAX)
             c.configure(tc, now, op == "override")
             self.note(EV_CONFIG, -1, now, 1 if op == "override" else 0)
             return "ok " + op
@@ -406,21 +436,36 @@ class App:
         if op == "resume":
             c.resume(now)
             return "ok resume"
-        if op == "penalty":
-            c.adjust(_side(args[0]), int(args[1]), now)
+        if op == "penalty":  # penalty SIDE MS: |MS| <= MAX_MS, and no side over MAX_MS
+            side = _side(_arg(args, 0, "penalty SIDE MS"))
+            ms = number(_arg(args, 1, "penalty SIDE MS"), -C.MAX_MS, C.MAX_MS, "penalty MS")
+            if ms > 0 and c.left(side, now) + ms > C.MAX_MS:
+                raise ValueError("a side holds at most %d ms (100 h)" % C.MAX_MS)
+            c.adjust(side, ms, now)
             return "ok penalty"
         if op == "knock":
             c.assign_knock(_side(args[0]), now)
             return "ok knock"
         if op == "set":  # set SIDE MS [MOVES [PERIODS]] (EQ-7)
-            more = [int(w) for w in args[2:4]] + [-1, -1]
-            c.set_side(_side(args[0]), now, int(args[1]), more[0], more[1])
+            if len(args) > 4:
+                raise ValueError("set SIDE MS [MOVES [PERIODS]]")
+            side = _side(_arg(args, 0, "set SIDE MS"))
+            ms = number(_arg(args, 1, "set SIDE MS"), 0, C.MAX_MS, "set MS")
+            moves = number(args[2], -1, C.MAX_MOVES, "MOVES") if len(args) > 2 else -1  # -1: keep
+            periods = number(args[3], -1, C.MAX_PERIODS, "PERIODS") if len(args) > 3 else -1
+            c.set_side(side, now, ms, moves, periods)
             return "ok set"
         if op == "state":  # state RUN MS0 MOVES0 PERIODS0 MS1 MOVES1 PERIODS1 [running] (EQ-7)
-            v = [int(w) for w in args[1:7]]
-            if len(v) != 6:
-                raise ValueError("state RUN MS0 MOVES0 PERIODS0 MS1 MOVES1 PERIODS1 [running]")
+            if len(args) not in (7, 8) or args[7:] not in ([], ["running"], ["paused"]):
+                raise ValueError(
+                    "state RUN MS0 MOVES0 PERIODS0 MS1 MOVES1 PERIODS1 [running|paused]"
+                )
             run = _side(args[0])
+            v = []
+            for i in (0, 1):  # -1 keeps a value
+                v.append(number(args[1 + 3 * i], -1, C.MAX_MS, "state MS"))
+                v.append(number(args[2 + 3 * i], -1, C.MAX_MOVES, "state MOVES"))
+                v.append(number(args[3 + 3 * i], -1, C.MAX_PERIODS, "state PERIODS"))
             if c.state == C.IDLE:
                 c.start(now, run)
                 c.pause(now)
@@ -451,9 +496,7 @@ class App:
             c.finish(now, r)
             return "ok finish"
         if op == "volume":  # volume 0..10
-            vol = int(args[0])
-            if not 0 <= vol <= 10:
-                raise ValueError("volume is 0..10")
+            vol = number(_arg(args, 0, "volume 0..10"), 0, 10, "volume")
             self.volume = vol
             self.board.set_volume(0 if self.muted else vol)
             self.note(EV_VOLUME, -1, now, vol)
@@ -466,14 +509,12 @@ class App:
             self.note(EV_VOLUME, -1, now, 0 if self.muted else self.volume)
             return "ok mute " + args[0]
         if op == "trim":  # trim PPM: the crystal runs this fast (+) or slow (-)
-            ppm = int(args[0])
-            if not -1000 <= ppm <= 1000:
-                raise ValueError("trim is -1000..1000 ppm")
+            ppm = number(_arg(args, 0, "trim PPM"), -1000, 1000, "trim PPM")
             self.board.set_trim(ppm)
             self.trim = ppm
             self.note(EV_TRIM, -1, now, ppm)
             return "ok trim %d" % ppm
-        return "err unknown command %r" % op
+        return "err unknown command %s" % P.show(op)
 
     def note(self, kind, side, t, arg):
         """Log and send an event of the app's own (not the clock core's)."""
@@ -526,4 +567,23 @@ def _side(word):
         return 0
     if word in ("second", "1"):
         return 1
-    raise ValueError("no side %r" % word)
+    raise ValueError("no side %s" % P.show(word))
+
+
+def _arg(args, i, usage):
+    if i >= len(args):
+        raise ValueError(usage)
+    return args[i]
+
+
+def number(word, lo, hi, what):
+    """The decimal integer ``word`` (ASCII digits, an optional ``-``) if it
+    is in ``lo..hi``; else ValueError naming the range (#12). Never echoes
+    more than a few characters, so the reply fits a frame."""
+    d = word[1:] if word[:1] == "-" else word
+    if not d or len(d) > 10 or not d.isdigit():
+        raise ValueError("%s: %s is not a whole number" % (what, P.show(word, 12)))
+    v = int(word)
+    if not lo <= v <= hi:
+        raise ValueError("%s is %d..%d, not %s" % (what, lo, hi, P.show(word, 12)))
+    return v

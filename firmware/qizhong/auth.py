@@ -10,6 +10,8 @@ TAG is the first ``TAG_HEX`` hex digits (128 bits, lower case) of
 HMAC-SHA256(KEY, "17 penalty 1 60000 ~42"): the request ID, verb and
 arguments and the counter, as sent. The clock runs it only if CTR is above
 the last counter it accepted. Read-only queries (``is_open``) need no tag.
+``proto.Request`` parses a body once; ``Guard.check`` judges that parse, and
+the app runs the same parse (#12: ``mem  hold`` with two spaces is no query).
 
 Pairing sets KEY. The arbiter presses ok three times at the clock (not while
 it runs); both displays show a random 16-character code (80 bits, Crockford
@@ -25,12 +27,11 @@ journal's part: ``save``/``load`` and the ``on_change`` hook.
 import hashlib
 import os
 
-TAG_HEX = 32  # hex digits of the tag: 128 of HMAC-SHA256's 256 bits
+from .proto import CTR_DIGITS, TAG_HEX  # noqa: F401 - the tag's form, parsed in proto
+
 CODE_LEN = 16  # pairing code: 16 base32 characters, 80 bits
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I, L, O, U
-CTR_DIGITS = 10  # the counter: 1 .. 9999999999
 OPEN = ("hello", "status", "since", "time", "tc", "mem", "journal")  # queries anyone may send
-MEM_CHANGES = ("hold", "release")  # "mem hold" turns the garbage collector off: a change
 PAIR_TEXT = b"qizhong pair "
 
 _BLOCK = 64  # SHA-256's block size
@@ -92,31 +93,16 @@ def equal(a, b):
     return d == 0
 
 
-def is_open(verb, rest):
-    """True for the read-only queries, which need no tag."""
+def is_open(verb, args):
+    """True for the read-only queries, which need no tag: their verbs, and
+    for ``mem`` only ``mem`` and ``mem collect``. Anything else, unknown
+    verbs and forms included, is a change (#12: decided on the one parse).
+    ``args``: the request's words, or (for the host's link) their text."""
+    if isinstance(args, str):
+        args = args.split(" ") if args else []
     if verb == "mem":
-        return rest.split(" ", 1)[0] not in MEM_CHANGES
+        return not args or (len(args) == 1 and args[0] == "collect")
     return verb in OPEN
-
-
-def split(body):
-    """``(inner, signed, ctr, tag)`` of a tagged request body, None when it
-    has no ``~``; AuthError when the tail is not ``~CTR TAG``."""
-    i = body.rfind(" ~")
-    if i < 0:
-        return None
-    tail = body[i + 2 :].split(" ")
-    if (
-        len(tail) != 2
-        or not tail[0].isdigit()
-        or len(tail[0]) > CTR_DIGITS
-        or len(tail[1]) != TAG_HEX
-    ):
-        raise AuthError("form: a tagged request ends in ~CTR TAG (docs/security.md)")
-    ctr = int(tail[0])
-    if ctr < 1:
-        raise AuthError("form: the counter starts at 1")
-    return body[:i], body[: i + 2 + len(tail[0])], ctr, tail[1]
 
 
 class Guard:
@@ -219,25 +205,25 @@ class Guard:
 
     # -- requests ------------------------------------------------------------------
 
-    def open(self, body, now):
-        """The request ``body`` without its tag, if it may run; else AuthError.
+    def check(self, req, now):
+        """Return if the parsed request ``req`` (``proto.Request``) may run;
+        else raise AuthError.
 
         Untagged: runs on an unpaired clock, and on a paired one only if it is
         a query. Tagged: the tag must match (the pairing code's key for
         ``pair``, else the paired key) and the counter be above the last one;
-        the counter is then taken, whatever the command's own outcome."""
+        the counter is then taken, whatever the command's own outcome. The
+        verb and arguments judged here are the ones the app runs."""
         self.authed = False
-        words = body.split(" ", 2)
-        verb = words[1] if len(words) > 1 else ""
-        parts = split(body)
-        if parts is None:
+        verb = req.verb
+        if not req.ctr:
             if verb == "pair":
                 raise AuthError("code: pair carries a tag made with the code on the display")
-            if self.key is not None and not is_open(verb, words[2] if len(words) > 2 else ""):
+            if self.key is not None and not is_open(verb, req.args):
                 self.fails += 1
                 raise AuthError("required: the clock is paired; changes need a tag")
-            return body
-        inner, signed, ctr, got = parts
+            return
+        ctr = req.ctr
         if verb == "pair":
             if not self.pairing(now):
                 raise AuthError("pairing is off: press ok three times on the clock")
@@ -249,7 +235,7 @@ class Guard:
             if ctr <= self.ctr:
                 self.fails += 1
                 raise AuthError("replay: counter %d is not above %d" % (ctr, self.ctr))
-        if not equal(got, tag(key, signed)):
+        if not equal(req.tag, tag(key, req.signed)):
             self.fails += 1
             if verb == "pair":
                 self.tries += 1
@@ -263,4 +249,3 @@ class Guard:
         self.ctr = ctr
         self.authed = True
         self._changed()
-        return inner

@@ -22,7 +22,9 @@ except ImportError:  # CPython
         return x
 
 
-from .timecontrol import HOURGLASS, SideTime
+from .timecontrol import HOURGLASS, MAX_MOVES, MAX_MS, MAX_PERIODS, SideTime, _cap
+
+MAX_SEQ = const(2147483647)  # event numbers: 1 .. 2**31 - 1 (the journal's uint32 holds them)
 
 # States.
 IDLE = const(0)  # configured, not started
@@ -156,7 +158,7 @@ class Clock:
             used = self.tc.advance(s, t - self.t0)
             o = self.sides[1 - self.run]
             if self.tc.timing == HOURGLASS and used and not o.flagged:
-                o.main += used
+                o.main = _cap(o.main + used)
         self.t0 = t
 
     def _earlier(self, best, d, base, kind, side):
@@ -349,6 +351,8 @@ class Clock:
     def adjust(self, side, delta, t):
         """Add ``delta`` ms to ``side`` (negative takes time; taking too much flags)."""
         t = self._sync(t)
+        if not -MAX_MS <= delta <= MAX_MS:  # #12
+            raise ClockError("a penalty is at most %d ms" % MAX_MS)
         if self.state in (FLAGGED, FINISHED):
             raise ClockError("the game is over")
         if delta and self.sides[side].flagged:
@@ -421,6 +425,10 @@ class Clock:
         t = self._sync(t)
         if main < 0 or bank < -1:
             raise ClockError("times cannot be negative")
+        if main > MAX_MS or bank > MAX_MS:  # #12: the ranges hold in the core too
+            raise ClockError("a side holds at most %d ms" % MAX_MS)
+        if moves > MAX_MOVES or periods > MAX_PERIODS:
+            raise ClockError("at most %d moves and %d periods" % (MAX_MOVES, MAX_PERIODS))
         self._commit(t)
         s = self.sides[side]
         if periods < 0:  # what is not given stays as it is

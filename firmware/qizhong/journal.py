@@ -412,7 +412,7 @@ class Journal:
         if stats is not None:
             text += " flash=" + stats()
         if self.error:
-            text += " error=" + self.error.replace(" ", "_")
+            text += " error=" + self.error[:24].replace(" ", "_")  # the reply fits a frame
         return text
 
 
@@ -425,6 +425,13 @@ def restore(r, app):
     for v in r.sides:
         if v[8] >= len(tc.stages):
             raise ValueError("stage %d of %d" % (v[8], len(tc.stages)))
+        # #12: the ranges of docs/protocol.md, checked at this edge too
+        if not 0 <= v[0] <= C.MAX_MS or v[3] > C.MAX_MS or v[4] > C.MAX_MOVES:
+            raise ValueError("a side's time or moves out of range")
+        if v[6] > C.MAX_PERIODS:
+            raise ValueError("periods %d" % v[6])
+    if not 0 <= r.volume <= 10 or not -1000 <= r.trim <= 1000:
+        raise ValueError("volume %d trim %d" % (r.volume, r.trim))
     now = c.now
     c.configure(tc, now)  # idle at boot: a reset under the recorded control
     for i in (0, 1):

@@ -13,8 +13,11 @@ so a receiver resynchronises on the next one after any garbage.
 ``Decoder.push(byte)`` takes one byte at a time and says when a frame is
 complete or broken. ``Encoder.event`` writes an event frame into one
 preallocated buffer, allocating nothing (it is on the press path);
-``frame(text)`` builds any other frame. ``EventLog`` keeps the last ``SIZE``
-events by sequence number, so a host that reconnects asks for what it missed.
+``frame(text)`` builds any other frame, ``reply(rid, text)`` a reply, never
+over MAX_BODY (#12). ``Request`` is the one parse of a request body: the app
+authorises and runs exactly what it parsed (#12: no second reading that could
+disagree). ``EventLog`` keeps the last ``SIZE`` events by sequence number, so a
+host that reconnects asks for what it missed.
 """
 
 from array import array
@@ -151,6 +154,98 @@ def frame(text):
     body = text.encode()
     c = crc16(body, 0, len(body))
     return b"$%s*%04X\r\n" % (body, c)
+
+
+def reply(rid, text):
+    """The reply frame ``r RID TEXT``, always a valid frame and never over
+    MAX_BODY (#12): an echoed byte no body may hold reads ``?``, an error's
+    message is cut short (``...``); an ``ok`` reply that long is a firmware
+    bug, and the host gets an error it can read instead of a frame it cannot."""
+    body = "r %d %s" % (rid, text)
+    for ch in body:  # an echoed byte that cannot be in a body becomes "?"
+        if not " " <= ch <= "~" or ch == "$" or ch == "*":
+            body = "".join(c if " " <= c <= "~" and c != "$" and c != "*" else "?" for c in body)
+            break
+    if len(body) > MAX_BODY:
+        if text.startswith("err "):
+            body = body[: MAX_BODY - 3] + "..."
+        else:
+            body = "r %d err internal a %d-byte reply" % (rid, len(body))
+    return frame(body)
+
+
+def show(word, n=16):
+    """``word`` for an error message: at most ``n`` characters (#12)."""
+    return word if len(word) <= n else word[:n] + "..."
+
+
+class BadRequest(ValueError):
+    """A frame whose body is not a request (``err bad-request``)."""
+
+
+class TagForm(ValueError):
+    """A ``~`` tail that is not ``~CTR TAG`` (``err auth form``)."""
+
+
+TAG_HEX = 32  # hex digits of a tag (auth.py: 128 bits of HMAC-SHA256)
+CTR_DIGITS = 10  # a counter: 1 .. 9999999999
+
+
+class Request:
+    """One request body, parsed once (docs/protocol.md, docs/security.md).
+
+    ``ID VERB ARGS`` or ``ID VERB ARGS ~CTR TAG``: words separated by exactly
+    one space, the ID 1..65535. ``rid``, ``verb``, ``args`` (a list of words),
+    ``ctr`` (0: untagged), ``tag``, ``signed`` (the text the tag covers).
+    ``parse`` raises BadRequest (``rid`` stays 0 when even the ID is
+    unreadable) or TagForm.
+    """
+
+    def __init__(self):
+        self.rid = 0
+        self.verb = ""
+        self.args = []  # type: list
+        self.ctr = 0
+        self.tag = ""
+        self.signed = ""
+
+    def parse(self, body):
+        self.rid = 0
+        words = body.split(" ")
+        w = words[0]
+        v = w.lstrip("0")  # leading zeros are allowed, as int() reads them
+        if not w.isdigit() or not v or len(v) > 5 or int(v) > 65535:
+            raise BadRequest(show(body, 40))
+        self.rid = int(v)
+        for w in words:  # one space between words; nothing but printable ASCII
+            if not w:
+                raise BadRequest("one space between words")
+            for ch in w:
+                if not "!" <= ch <= "~":
+                    raise BadRequest("a byte that is not printable ASCII")
+        self.ctr = 0
+        self.tag = ""
+        self.signed = body
+        n = len(words)
+        if n >= 3 and words[-2][0] == "~":
+            c = words[-2][1:]
+            t = words[-1]
+            if not c.isdigit() or len(c) > CTR_DIGITS or len(t) != TAG_HEX:
+                raise TagForm("a tagged request ends in ~CTR TAG (docs/security.md)")
+            self.ctr = int(c)
+            if self.ctr < 1:
+                raise TagForm("the counter starts at 1")
+            self.tag = t
+            self.signed = body[: len(body) - TAG_HEX - 1]
+            n -= 2
+        for i in range(1, n):
+            if words[i][0] == "~":
+                raise TagForm("a tagged request ends in ~CTR TAG (docs/security.md)")
+        if n < 2:
+            raise TagForm("no command before the tag") if self.ctr else BadRequest("no command")
+        self.verb = words[1]
+        self.args = words[2:n]
+        return self
 
 
 class Encoder:

@@ -33,6 +33,18 @@ TIMING_NAMES = ("fischer", "bronstein", "delay", "hourglass")
 # What a side's record-keeping threshold starts at (TC-9: less than 3 min).
 RECORD_MS = const(180000)
 
+# Ranges (#12, docs/protocol.md "Ranges"). A side never holds more than
+# MAX_MS: what an increment, a stage, a Canadian block or the hourglass would
+# add beyond it is not added. So every time fits the journal's int32 and, as
+# twice MAX_MS still does, a small int on the Pico (2**30).
+MAX_MS = const(360000000)  # 100 h, as tcspec's longest duration
+MAX_MOVES = const(9999)  # a side's move count stops here
+MAX_PERIODS = const(99)  # byo-yomi periods (tcspec: 1 to 99)
+
+
+def _cap(v):
+    return v if v < MAX_MS else MAX_MS
+
 
 class Stage:
     """``moves`` moves (0: the rest of the game) in ``base`` ms, +``inc`` ms per move."""
@@ -209,7 +221,7 @@ class Canadian(Overtime):
         s.left -= 1
         if s.left <= 0:  # block done: a fresh block, plus what is left over
             s.left = self.moves
-            s.bank += self.period
+            s.bank = _cap(s.bank + self.period)
 
     def left_ms(self, s, x):
         v = s.bank - x
@@ -279,7 +291,7 @@ class TimeControl:
         if h < 0 and side == 0:
             return base - base * -h // 100
         if h > 0 and side == 1:
-            return base + base * h // 100
+            return _cap(base + base * h // 100)
         return base
 
     def freezes(self):
@@ -403,19 +415,21 @@ class TimeControl:
         else:
             st = self.stages[s.stage]
             if self.timing == FISCHER:
-                s.main += st.inc
+                s.main = _cap(s.main + st.inc)
             elif self.timing == BRONSTEIN:
-                s.main += s.mu if s.mu < self.delay else self.delay
+                s.main = _cap(s.main + (s.mu if s.mu < self.delay else self.delay))
         s.mu = 0
-        s.moves += 1
-        s.smoves += 1
+        if s.moves < MAX_MOVES:
+            s.moves += 1
+        if s.smoves < MAX_MOVES:
+            s.smoves += 1
         st = self.stages[s.stage]
         new_stage = False
         if st.moves and s.smoves >= st.moves:
             if s.stage + 1 < len(self.stages):
                 s.stage += 1
             s.smoves = 0
-            s.main += self.stages[s.stage].base
+            s.main = _cap(s.main + self.stages[s.stage].base)
             new_stage = True
             if s.ot:  # fresh main time ends overtime
                 self.leave_overtime(s)
@@ -447,14 +461,14 @@ class TimeControl:
             return False
         ot = self.overtime
         if s.ot and ot is not None and ot.kind == "canadian":
-            s.bank += delta
+            s.bank = _cap(s.bank + delta)
             return s.bank <= 0
         if s.ot:  # count or byo-yomi: nothing to take from; a gift is main time
             if delta > 0:
                 self.leave_overtime(s)
-                s.main = delta
+                s.main = _cap(delta)
             return delta < 0
-        s.main += delta
+        s.main = _cap(s.main + delta)
         if s.main <= 0:
             s.main = 0
             return True

@@ -164,8 +164,8 @@ class ChessSession(GameSession):
         self.headers = {k: v for k, v in headers.items() if v}
         self.time_class = chess.time_class(self.tc)
         # CH-5: what 7.5.5 and 9.5.3 give (two minutes; A.3: one in rapid and blitz)
-        self.penalty = chess.penalty_ms(self.tc) if penalty is None else penalty
-        if self.penalty <= 0:
+        self.penalty_ms = chess.penalty_ms(self.tc) if penalty is None else penalty
+        if self.penalty_ms <= 0:
             raise ArbiterError("the penalty is a positive number of ms")
         self.armageddon = self.tc.handicap != 0 if armageddon is None else armageddon
         self.illegal_moves = [0, 0]  # CH-1
@@ -342,9 +342,9 @@ class ChessSession(GameSession):
 
     def _give_penalty(self, side: int, rule: str) -> None:
         """``side`` gets the penalty time (CH-1, CH-4), through the clock."""
-        self._clock_call(lambda: self.clock.penalty(side, self.penalty))
-        self._say("rule", "%s gets %s%s" % (self.name(side), _minutes(self.penalty),
-                  "" if self.penalty == 120000 else " (A.3)"), rule)  # fmt: skip
+        self._clock_call(lambda: self.clock.penalty(side, self.penalty_ms))
+        self._say("rule", "%s gets %s%s" % (self.name(side), _minutes(self.penalty_ms),
+                  "" if self.penalty_ms == 120000 else " (A.3)"), rule)  # fmt: skip
 
     def no_move(self, who: int | str) -> list[Notice]:
         """CH-1 (7.5.3): ``who`` pressed the clock without making a move."""
@@ -419,7 +419,7 @@ class ChessSession(GameSession):
             return self._flush()
         opp = 1 - side
         self._note("%s: incorrect; %s +%s (CH-4, 9.5.3)" % (what, self.name(opp),
-                                                            _minutes(self.penalty)))  # fmt: skip
+                                                            _minutes(self.penalty_ms)))  # fmt: skip
         self._say("rule", "%s: incorrect, play goes on" % what, "CH-4 9.5.3")
         self._give_penalty(opp, "CH-4 9.5.3")
         if running:

@@ -25,6 +25,10 @@ penalties, the knock bonus (EQ-5), a restored turn after a press without a
 move (XQ-R19), and at the end ``finish`` with the result, which the displays
 show (WIN / LOSS / DRAW).
 
+``keep(path)`` keeps the record in a file from then on, whole after every
+change (``qizhong.records.files``); the console also journals the session
+(``qizhong.arbiter.journal``) so that a stopped console resumes the game.
+
 Sides are ints as on the clock: 0 moves first (Red; Black in Go), 1 second.
 Every action returns the ``Notice`` list it caused (rulings, the end, and
 whatever the clock reported meanwhile); ``poll`` returns the notices of clock
@@ -52,6 +56,7 @@ from qizhong.clocks.driver import DRAW, Clock, CommandError
 from qizhong.clocks.link import Event
 from qizhong.core import voice
 from qizhong.core.timecontrol import DELAY
+from qizhong.records import files
 from qizhong.timecontrol import fmt_clock
 
 __all__ = [
@@ -161,9 +166,11 @@ class GameSession:
                 raise ArbiterError("the clock is in a game (%s): finish that game first" % st.state)
             clock.configure(self.spec)
             clock.levers(left)
-        while clock.events(0):  # what happened before this game is not its business
-            pass
+        # What happened before this game is not its business: it starts at the
+        # clock's last event, however long the history (a replay of it would
+        # come 64 events a request, SINCE_MAX, and look new).
         st = clock.status()
+        early = clock.since(st.seq)  # anything after the status is this game's
         self._last_t = st.t
         self._last_left = st.left
         self.periods = list(st.periods)  # byo-yomi periods left
@@ -186,6 +193,12 @@ class GameSession:
         self.log: list[Notice] = []
         self._out: list[Notice] = []
         self._cut = -1  # the side a penalty is being taken from (a flag then is its loss)
+        self.start_seq = st.seq  # the clock's last event before this game
+        self.late_upto = 0  # presses up to this seq came while no console watched (resume)
+        self._early = early
+        self.record_path: str | None = None  # the record file kept up to date (``keep``)
+        self.hold_record = False  # True: ``keep`` waits (a journal being replayed)
+        self._kept: tuple[int, int, bool] = (0, 0, True)
 
     # -- sides -----------------------------------------------------------------------
 
@@ -220,6 +233,7 @@ class GameSession:
 
     def _flush(self) -> list[Notice]:
         self._drain()
+        self._keep()
         out = self._out
         self._out = []
         return out
@@ -229,11 +243,18 @@ class GameSession:
     def poll(self, timeout: float = 0.0) -> list[Notice]:
         """Take the clock's new events (waiting up to ``timeout`` s for one) and
         apply them; returns what the arbiter should know."""
+        self._apply_early()
         for ev in self.clock.events(timeout):
             self._event(ev)
         return self._flush()
 
+    def _apply_early(self) -> None:
+        early, self._early = self._early, []
+        for ev in early:
+            self._event(ev)
+
     def _drain(self) -> None:
+        self._apply_early()
         while True:
             evs = self.clock.events(0)
             if not evs:
@@ -585,6 +606,21 @@ class GameSession:
             self._clock_call(self.clock.resume)
         return self._flush()
 
+    def penalty(self, who: int | str, ms: int, reason: str = "") -> list[Notice]:
+        """The arbiter adds time to ``who``'s clock (``ms`` > 0) or takes it off
+        (``ms`` < 0); the record notes it. A flag it causes is ruled as any flag."""
+        self._check_playing()
+        side = self.side(who)
+        if ms == 0 or abs(ms) > 100 * 3600 * 1000:
+            raise ArbiterError("a penalty is a time, not zero, up to 100 h")
+        self._clock_call(lambda: self.clock.penalty(side, ms))
+        what = "%s %s %s by the arbiter%s" % (
+            timecontrol.fmt_ms(abs(ms)), "added to" if ms > 0 else "taken off",
+            self.name(side) + "'s clock", ": " + reason if reason else "")  # fmt: skip
+        self._note(what)
+        self._say("rule", what)
+        return self._flush()
+
     def _clock_call(self, fn: Callable[[], None]) -> None:
         try:
             fn()
@@ -619,17 +655,44 @@ class GameSession:
     def suffix(self) -> str:
         raise NotImplementedError
 
-    def save(self, path: str) -> str:
-        """Write the record to ``path`` (never over an existing file); returns the path."""
-        data = self.record_text()
+    def save(self, path: str, replace: bool = False) -> str:
+        """Write the record to ``path`` now; returns the path. A file already
+        there is refused, or with ``replace`` replaced in one atomic step."""
+        data = self.record_text().encode("utf-8")
         try:
-            with open(path, "x", encoding="utf-8") as f:
-                f.write(data)
-        except FileExistsError:
-            raise ArbiterError("%s exists: not overwritten" % path) from None
-        except OSError as e:
-            raise ArbiterError("cannot write %s: %s" % (path, e.strerror)) from None
+            if replace:
+                files.replace(path, data)
+            else:
+                files.claim(path, data)
+        except files.RecordFileError as e:
+            raise ArbiterError(str(e)) from None
         return path
+
+    def keep(self, path: str, claim: bool = True) -> str:
+        """Keep the record in ``path`` from now on: written now (``claim``: a
+        taken path is refused, before the game), then again after every action
+        and clock event that changes it, the result included when the game
+        ends. Each write is whole (``qizhong.records.files.replace``)."""
+        self.save(path, replace=not claim)
+        self.record_path = path
+        self._kept = self._record_mark()
+        return path
+
+    def _record_mark(self) -> tuple[int, int, bool]:
+        """Changes whenever the record does: every change to it comes with a notice."""
+        return (len(self.log), len(self.played), self.result is None)
+
+    def _keep(self) -> None:
+        if self.record_path is None or self.hold_record:
+            return
+        mark = self._record_mark()
+        if mark != self._kept:
+            self._kept = mark
+            try:
+                self.save(self.record_path, replace=True)
+            except ArbiterError as e:  # the game goes on; the next change tries again
+                self._say("warn", "the record was not written: %s" % e)
+                self._kept = self._record_mark()
 
 
 def free_path(path: str) -> str:

@@ -10,7 +10,8 @@
     game.move("炮二平五")             # entered as Red makes it ...
     for note in game.poll(1.0):       # ... and paired with Red's press
         print(note)
-    game.claim_natural_limit("black")  # XQ-R20: checked on this record (XQ-R24)
+    game.claim_natural_limit("black")  # XQ-R20: checked on this record (XQ-R24) ...
+    game.confirm()                    # ... the engine proposes, the arbiter rules
     print(game.pgn())
 
 A session binds a ``Clock`` (the driver) to a rules engine's record. The
@@ -39,16 +40,19 @@ EQ-2, EQ-3, EQ-5 and TC-9 from the clock. The Go session is
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import unicodedata
+from collections.abc import Callable
 
 from qizhong import timecontrol
 from qizhong.arbiter.session import ArbiterError, GameSession, Notice, Press, Result
 from qizhong.clocks.driver import Clock
 from qizhong.records import xiangqi_pgn
-from qizhong.rules import xiangqi
+from qizhong.rules import xiangqi, xiangqi_repetition
 from qizhong.timecontrol import fmt_clock
 
-__all__ = ["XiangqiSession", "rounds_per_day_limit"]
+__all__ = ["Proposal", "XiangqiSession", "rounds_per_day_limit"]
 
 ONE_MINUTE = 60000  # XQ-R19: under this on either clock, a press without a move loses
 FALSE_CLAIM_MS = 120000  # XQ-R20: taken from a false claimant
@@ -76,11 +80,47 @@ _REPETITIONS = (
     xiangqi.Termination.REPETITION,
     xiangqi.Termination.PERPETUAL_CHECK,
     xiangqi.Termination.PERPETUAL_CHASE,
+    xiangqi.Termination.PERPETUAL_MATE_THREAT,
+    xiangqi.Termination.FORBIDDEN_REPETITION,
 )
 
 
+@dataclasses.dataclass
+class Proposal:
+    """The engine's advice on a claim: the arbiter confirms or overrules it.
+
+    ``what``: "repetition" or "natural move limit"; ``claimant``: the side that
+    claimed (None: the engine noticed it on the record); ``verdict``: one line;
+    ``reasons``: the lines behind it (each move and what it did); ``result``:
+    the end confirming brings, or None when it does not end the game.
+    """
+
+    what: str
+    claimant: int | None
+    verdict: str
+    reasons: list[str]
+    rule: str
+    result: Result | None
+    apply: Callable[[], None]
+
+
+@dataclasses.dataclass
+class _Applied:
+    """A ruling applied, with what undoing it needs."""
+
+    text: str
+    ended: bool
+    fouls: list[int]
+    false_claims: list[set[int]]
+    penalty_side: int  # -1: no time was taken
+    # run, left, moves, periods
+    clock: tuple[int, tuple[int, int], tuple[int, int], tuple[int, int]]
+    idle: bool  # the clock had not started yet
+    proposal: Proposal | None  # the proposal ruled on, which stands again when undone
+
+
 class XiangqiSession(GameSession):
-    """A Xiangqi game under the rapid-play rules (RULES.md §3).
+    r"""A Xiangqi game under the rapid-play rules (RULES.md §3).
 
     ``spec``: the time control (a preset or a spec); ``left``: whose lever is
     the left one (EQ-1); ``fen``: a starting position; ``knockout``: a
@@ -88,7 +128,15 @@ class XiangqiSession(GameSession):
     control has the TC-4 handicap); ``strict``: a press with no move entered
     is a press without moving (XQ-R19) at once. With ``strict=False`` the
     press waits for the move to be entered, and ``no_move`` rules R19.
+    ``repetition``: the repetition rules, ``cxa`` (the Chinese rules' 棋例,
+    the default) or ``axf`` (docs/repetition.md).
     ``headers``: PGN tags (Event, Site, Date, Round, Red, Black...).
+
+    Repetition and natural-limit verdicts are proposals (``self.proposal``):
+    the arbiter ``confirm``\ s or ``overrule``\ s them, and ``undo_ruling``
+    takes back the last ruling (a confirmed or overruled proposal, or a
+    ``declare``) within the game. Both the proposal and the ruling go into
+    the record.
     """
 
     SIDES = ("Red", "Black")
@@ -104,8 +152,12 @@ class XiangqiSession(GameSession):
         knockout: bool | None = None,
         strict: bool = True,
         configure: bool = True,
+        repetition: str = "cxa",
         **headers: str,
     ) -> None:
+        if repetition not in xiangqi_repetition.RULES:
+            raise ArbiterError("repetition rules are cxa or axf, not %r" % (repetition,))
+        self.repetition_rules = repetition
         try:
             self.board = xiangqi.Board(fen)
         except xiangqi.XiangqiError as e:
@@ -122,6 +174,8 @@ class XiangqiSession(GameSession):
         self.no_moves = [0, 0]  # XQ-R19
         self.false_claims: list[set[int]] = [set(), set()]  # XQ-R20: limits claimed falsely in
         self.rounds_limit = rounds_per_day_limit(self.tc)
+        self.proposal: Proposal | None = None
+        self.rulings: list[_Applied] = []
 
     def _board_turn(self) -> int:
         return self.board.turn.value
@@ -139,14 +193,18 @@ class XiangqiSession(GameSession):
             raise ArbiterError("%s%s" % (e, more)) from None
         side = self._board_turn()
         written = self.board.notation(mv)
+        if self.proposal is not None:  # play went on: the proposal lapses
+            self._note("the engine's proposal lapsed, play went on: %s" % self.proposal.verdict)
+            self._say("info", "the proposal lapsed: play goes on")
+            self.proposal = None
         self.board.push(mv)
         self._enter(side, written)
         if self.offer_by == 1 - side:  # moving on declines a standing offer
             self.offer_by = -1
-        out = self.board.outcome()
+        out = self.board.outcome(repetition=self.repetition_rules)
         if out is not None:
             if out.termination in _REPETITIONS:
-                self._say("warn", "%s: a claim decides it on this record" % out.reason, "XQ-R24")
+                self._propose_repetition(None)
             else:
                 self._end(Result(_winner(out), out.reason, "XQ-R15"))
         return self._flush()
@@ -171,7 +229,9 @@ class XiangqiSession(GameSession):
     # -- presses ---------------------------------------------------------------------
 
     def _unpaired(self, press: Press) -> None:
-        if self.strict:
+        # A press made while no console watched (it came back: ``late_upto``),
+        # or behind one, waits for its move like a late entry: nobody saw it.
+        if self.strict and press.seq > self.late_upto and not self._open:
             self._no_move(press)
         else:
             super()._unpaired(press)
@@ -258,50 +318,63 @@ class XiangqiSession(GameSession):
     def claim_natural_limit(self, who: int | str) -> list[Notice]:
         """XQ-R20/R16: ``who`` claims the natural move limit, checked on this record (R24).
 
-        True: a draw. False: a foul and 2 min off the claimant's clock (a flag
-        so caused loses); a second false claim within the same limit loses.
+        The engine proposes; ``confirm`` applies it. True: a draw. False: a
+        foul and 2 min off the claimant's clock (a flag so caused loses); a
+        second false claim within the same limit loses.
         """
         self._check_playing()
         side = self.side(who)
         claim = self.board.natural_move_limit(xiangqi.Color(side))
         what = "%s claims the natural move limit" % self.name(side)
+        detail = "%d and %d of 30 moves since the last capture, %d checks by %s" % (
+            claim.claimant_moves, claim.opponent_moves, claim.claimant_checks,
+            self.name(side))  # fmt: skip
+        reasons = [detail + " (at most 5 count)"]
         if claim.valid:
-            self._end(Result(None, "%s: %d and %d moves without a capture" % (
-                what, claim.claimant_moves, claim.opponent_moves), "XQ-R16"))  # fmt: skip
-            return self._flush()
-        detail = "%d and %d of 30 moves since the last capture" % (
-            claim.claimant_moves,
-            claim.opponent_moves,
-        )
+            result = Result(None, "%s: %d and %d moves without a capture" % (
+                what, claim.claimant_moves, claim.opponent_moves), "XQ-R16")  # fmt: skip
+            return self._propose(Proposal("natural move limit", side, "the claim is true: a draw",
+                                          reasons, "XQ-R16", result,
+                                          lambda: self._end(result)))  # fmt: skip
         if claim.window_start in self.false_claims[side]:
             why = "%s claimed the natural move limit falsely twice in one limit (%s)" % (
-                self.name(side),
-                detail,
-            )
-            self._end(Result(1 - side, why, "XQ-R20", "rules infraction"))
-            return self._flush()
-        self.false_claims[side].add(claim.window_start)
-        if self._foul(side, "a false natural-move-limit claim (%s)" % detail, "XQ-R20"):
-            return self._flush()
-        self._cut = side
-        try:
-            self._clock_call(lambda: self.clock.penalty(side, -FALSE_CLAIM_MS))
-            self._drain()  # a flag from the cut is ruled with _cut set
-        finally:
-            self._cut = -1
-        if self.result is None:
-            self._say("rule", "2 min off %s's clock" % self.name(side), "XQ-R20")
-        return self._flush()
+                self.name(side), detail)  # fmt: skip
+            result = Result(1 - side, why, "XQ-R20", "rules infraction")
+            return self._propose(Proposal("natural move limit", side,
+                                          "a second false claim in one limit: %s loses"
+                                          % self.name(side), reasons, "XQ-R20", result,
+                                          lambda: self._end(result)))  # fmt: skip
+
+        def false_claim() -> None:
+            self.false_claims[side].add(claim.window_start)
+            if self._foul(side, "a false natural-move-limit claim (%s)" % detail, "XQ-R20"):
+                return
+            self._cut = side
+            try:
+                self._clock_call(lambda: self.clock.penalty(side, -FALSE_CLAIM_MS))
+                if self.rulings:
+                    self.rulings[-1].penalty_side = side
+                self._drain()  # a flag from the cut is ruled with _cut set
+            finally:
+                self._cut = -1
+            if self.result is None:
+                self._say("rule", "2 min off %s's clock" % self.name(side), "XQ-R20")
+
+        return self._propose(Proposal("natural move limit", side,
+                                      "the claim is false: a foul and 2 min off %s's clock"
+                                      % self.name(side), reasons, "XQ-R20", None,
+                                      false_claim))  # fmt: skip
 
     def claim_repetition(self, who: int | str, foul_if_false: bool = False) -> list[Notice]:
-        """XQ-R24: a repetition claim, decided on this record: perpetual check
-        or chase loses (XQ-R15), otherwise 不变作和 draws (XQ-R16). A claim the
-        record does not bear out is refused, a foul with ``foul_if_false``."""
+        """XQ-R24: a repetition claim, decided on this record by the repetition
+        rules (``repetition``: the Chinese rules' 棋例 or AXF). On a threefold
+        repetition the engine proposes the ruling with its reasons, and the
+        arbiter confirms or overrules it. A claim the record does not bear out
+        is refused, a foul with ``foul_if_false``."""
         self._check_playing()
         side = self.side(who)
-        out = self.board.outcome()
-        if out is not None and out.termination in _REPETITIONS:
-            self._end(Result(_winner(out), out.reason, "XQ-R24"))
+        if self.board.is_repetition(3):
+            self._propose_repetition(side)
             return self._flush()
         rep = self.board.repetition()
         seen = rep.count if rep else 1
@@ -312,6 +385,131 @@ class XiangqiSession(GameSession):
         else:
             self._say("rule", text + "; play goes on", "XQ-R24")
         return self._flush()
+
+    def _propose_repetition(self, claimant: int | None) -> None:
+        ruling = xiangqi_repetition.adjudicate(self.board, self.repetition_rules)
+        assert ruling is not None
+        winner = None if ruling.winner is None else ruling.winner.value
+        rule = "XQ-R16" if winner is None else "XQ-R15"
+        termination = "normal" if winner is None else "rules infraction"
+        who = "" if claimant is None else "%s claims a repetition: " % self.name(claimant)
+        result = Result(winner, "%s%s" % (who, ruling.verdict), rule, termination)
+        self._advise(Proposal("repetition", claimant, ruling.verdict, ruling.lines()[1:], rule,
+                               result, lambda: self._end(result)))  # fmt: skip
+
+    # -- the arbiter rules; the engine advises ----------------------------------------------
+
+    def _propose(self, proposal: Proposal) -> list[Notice]:
+        self._advise(proposal)
+        return self._flush()
+
+    def _advise(self, proposal: Proposal) -> None:
+        self.proposal = proposal
+        head = "the engine proposes on the %s" % proposal.what
+        if proposal.claimant is not None:
+            head += " (claimed by %s)" % self.name(proposal.claimant)
+        self._say("warn", "%s: %s" % (head, proposal.verdict), proposal.rule)
+        for line in proposal.reasons:
+            self._say("info", line.strip())
+        self._say("info", "confirm, or overrule with draw, red, black or play")
+
+    def confirm(self, note: str = "") -> list[Notice]:
+        """The arbiter confirms the engine's proposal: it is applied."""
+        p = self._take_proposal()
+        self._ruling("the arbiter confirms the engine's proposal on the %s: %s%s" % (
+            p.what, p.verdict, ": " + note if note else ""), p)  # fmt: skip
+        p.apply()
+        self.rulings[-1].ended = self.result is not None
+        return self._flush()
+
+    def overrule(self, decision: int | str | None, reason: str = "") -> list[Notice]:
+        """The arbiter overrules the proposal: ``decision`` is a side (it wins),
+        ``None`` or ``"draw"`` (a draw), or ``"play"`` (the game goes on, e.g.
+        the side breaking a rule is told to vary)."""
+        p = self._take_proposal()
+        word = decision.strip().lower() if isinstance(decision, str) else decision
+        if word in ("play", "continue", "vary", "go on"):
+            winner: int | None = -1
+        elif word in (None, "draw", "和"):
+            winner = None
+        else:
+            winner = self.side(decision)  # type: ignore[arg-type]
+        what = ("play goes on" if winner == -1 else "a draw" if winner is None
+                else "%s wins" % self.name(winner))  # fmt: skip
+        text = "the arbiter overrules the engine's proposal on the %s (%s): %s%s" % (
+            p.what, p.verdict, what, ": " + reason if reason else "")  # fmt: skip
+        self._ruling(text, p)
+        if winner == -1:
+            self._say("rule", text, p.rule)
+        else:
+            self._end(Result(winner, "%s (the arbiter's ruling)" % (reason or what), p.rule,
+                             "adjudication"))  # fmt: skip
+        self.rulings[-1].ended = self.result is not None
+        return self._flush()
+
+    def declare(self, winner: int | str | None, reason: str = "") -> list[Notice]:
+        """The arbiter's own ruling (it can be undone with ``undo_ruling``); a
+        standing proposal is overruled by it."""
+        self._check_playing()
+        if self.proposal is not None:
+            return self.overrule("draw" if winner is None else winner, reason)
+        what = "a draw" if winner is None else "%s wins" % self.name(self.side(winner))
+        self._ruling("the arbiter rules: %s" % (reason or what), None)
+        out = super().declare(winner, reason)
+        self.rulings[-1].ended = True
+        return out
+
+    def undo_ruling(self) -> list[Notice]:
+        """Take back the last ruling within the game: a result it gave is
+        withdrawn (the clock is put back as it was, paused), a foul and the
+        time it took are given back. The record keeps both."""
+        self._drain()
+        if not self.rulings:
+            raise ArbiterError("no ruling to undo")
+        last = self.rulings.pop()
+        self.fouls = list(last.fouls)
+        self.false_claims = last.false_claims
+        if last.ended:
+            run, left, moves, periods = last.clock
+            self.result = None
+            if last.idle:  # not started yet: a fresh game under the same control
+                self._clock_call(self.clock.new_game)
+            else:
+                self._clock_call(lambda: self.clock.load(run, left, moves, periods))
+            self.run = run
+            self.running = False
+        elif last.penalty_side >= 0:
+            side = last.penalty_side
+            self._clock_call(lambda: self.clock.penalty(side, FALSE_CLAIM_MS))
+        self.proposal = last.proposal
+        text = "the arbiter undoes the ruling: %s" % last.text
+        self._note(text)
+        paused = last.ended and not last.idle
+        self._say("rule", text + ("; the clock is paused: resume to play on" if paused else ""))
+        if self.proposal is not None:
+            self._say("info", "the engine's proposal stands again: %s" % self.proposal.verdict)
+        return self._flush()
+
+    def _take_proposal(self) -> Proposal:
+        self._check_playing()
+        if self.proposal is None:
+            raise ArbiterError("no proposal stands: claim first")
+        p = self.proposal
+        self.proposal = None
+        return p
+
+    def _ruling(self, text: str, p: Proposal | None) -> None:
+        st = self.clock.status()
+        run = st.run if st.run in (0, 1) else self._to_move()
+        claims = copy.deepcopy(self.false_claims)
+        snap = (run, st.left, st.moves, st.periods)
+        idle = st.state == "idle"
+        self.rulings.append(_Applied(text, False, list(self.fouls), claims, -1, snap, idle, p))
+        if p is not None:
+            self._note("the engine proposes on the %s: %s" % (p.what, p.verdict))
+            self.headers["EngineProposal"] = p.verdict
+        self._note(text)
+        self.headers["ArbiterRuling"] = text
 
     def resign(self, who: int | str) -> list[Notice]:
         self._check_playing()

@@ -20,13 +20,15 @@ import selectors
 import signal
 import sys
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from qizhong.cli import clock as cli_clock
+from qizhong.cli.ruleref import see_rules
 
 if TYPE_CHECKING:  # the sessions load with the console, not with every `qizhong` command
     from qizhong.arbiter.chess import ChessSession
     from qizhong.arbiter.go import GoSession
+    from qizhong.arbiter.journal import Journal
     from qizhong.arbiter.session import GameSession, Notice
     from qizhong.arbiter.xiangqi import XiangqiSession
     from qizhong.clocks.driver import Clock
@@ -39,12 +41,18 @@ moves: type them as they are made, 记谱 (炮二平五), WXF (C2.5) or ICCS (h2
 start | pause | resume            the clock
 foul SIDE [why]                   a foul (XQ-R17: two lose)
 nomove SIDE                       pressed without moving (XQ-R19)
-claim SIDE [limit|rep]            natural move limit (XQ-R20) or repetition (XQ-R24)
+claim SIDE [limit|rep]            natural move limit (XQ-R20) or repetition (XQ-R24):
+                                  the engine proposes a ruling with its reasons
+confirm [note]                    confirm the engine's proposal
+overrule draw|red|black|play [why] overrule it (play: the game goes on)
+unrule                            undo the last ruling (a result, a foul, the time)
 offer SIDE | accept | decline     draw offers (XQ-R18)
 resign SIDE | phone SIDE          resignation; a phone (XQ-R25)
 knock SIDE                        SIDE knocked the clock over (EQ-5)
+penalty SIDE -30s|+1m [why]       time off (or added to) SIDE's clock
 draw [why] | win SIDE [why]       the arbiter's ruling
-undo | moves | status | save [PATH] | quit"""
+undo | moves | status | save [PATH] | quit
+rule IDs (XQ-R19, EQ-5 ...): see docs/rules.md"""
 
 _GO_HELP = """\
 moves: type the point (Q16) or pass as each stone is placed; ? lists points.
@@ -54,8 +62,10 @@ resign SIDE | agree               the end of play (GO-5); two passes end it too
 dead POINT...                     mark (or unmark) dead chains, after play
 score | count                     the area count (GO-6, GO-7); count ends the game
 knock SIDE                        SIDE knocked the clock over (EQ-5)
+penalty SIDE -30s|+1m [why]       time off (or added to) SIDE's clock
 foul SIDE [why] | draw [why] | win SIDE [why]
-undo | moves | status | save [PATH] | quit"""
+undo | moves | status | save [PATH] | quit
+rule IDs (GO-5, EQ-5 ...): see docs/rules.md"""
 
 _CHESS_HELP = """\
 moves: type them as they are made, SAN (Nf3), LAN (Ng1-f3) or UCI (g1f3), in the
@@ -78,7 +88,12 @@ undo | moves | status | save [PATH] | quit"""
 class Console:
     """The arbiter's console over one session, without a terminal."""
 
-    def __init__(self, session: GameSession, out: str | None = None) -> None:
+    def __init__(
+        self, session: GameSession, out: str | None = None, journal: Journal | None = None
+    ) -> None:
+        """``out``: the record file, kept up to date from now on (a taken path
+        is refused); a session that already keeps one needs none. ``journal``:
+        where each typed line and the clock's answers go (``--out``'s journal)."""
         from qizhong.arbiter.chess import ChessSession
         from qizhong.arbiter.go import GoSession
         from qizhong.arbiter.xiangqi import XiangqiSession
@@ -87,8 +102,12 @@ class Console:
         self.xq: XiangqiSession | None = session if isinstance(session, XiangqiSession) else None
         self.gs: GoSession | None = session if isinstance(session, GoSession) else None
         self.cs: ChessSession | None = session if isinstance(session, ChessSession) else None
-        self.out = out  # where the record goes at the end
-        self.saved: str | None = None
+        if out is not None and session.record_path is None:
+            session.keep(out)
+        self.journal = journal
+        self.copies: set[str] = set()  # paths `save PATH` wrote
+        self.ended = session.over  # the end was reported
+        self.on_end: Callable[[], None] | None = None  # called once when the game ends
         self.done = False
         self.cue = ""  # the clock's last voice reading
         common: dict[str, Callable[[list[str]], list[str]]] = {
@@ -98,6 +117,7 @@ class Console:
             "pause": lambda a: self._lines(session.pause()),
             "resume": lambda a: self._lines(session.resume()),
             "foul": self._foul,
+            "penalty": self._penalty,
             "knock": lambda a: self._lines(session.knock(self._one(a))),
             "draw": lambda a: self._lines(session.declare(None, " ".join(a))),
             "win": self._win,
@@ -118,6 +138,9 @@ class Console:
                     "accept": lambda a: self._lines(xq.accept()),
                     "decline": lambda a: self._lines(xq.decline()),
                     "phone": lambda a: self._lines(xq.phone(self._one(a))),
+                    "confirm": lambda a: self._lines(xq.confirm(" ".join(a))),
+                    "overrule": self._overrule,
+                    "unrule": self._unrule,
                 }
             )
         elif self.gs is not None:
@@ -151,11 +174,24 @@ class Console:
 
     # -- lines in, lines out ---------------------------------------------------------
 
+    @property
+    def out(self) -> str | None:
+        """The record file."""
+        return self.session.record_path
+
     def handle(self, line: str) -> list[str]:
         """One typed line: a command or a move. Never raises for bad input."""
+        if self.journal is None:
+            return self._handle(line)
+        with self.journal.action("handle", line):
+            out = self._handle(line)
+        self.journal.said(out)
+        return out
+
+    def _handle(self, line: str) -> list[str]:
         from qizhong.arbiter.session import ArbiterError
 
-        out = self.poll()
+        out = self._poll(0.0)
         text = line.strip()
         if not text:
             return [*out, self.status()]
@@ -169,17 +205,38 @@ class Console:
             else:
                 out += self._lines(self._move(text))
         except ArbiterError as e:
-            out.append("?  %s" % e)
+            out.append(see_rules("?  %s" % e))
         return out + self._after()
 
     def poll(self, timeout: float = 0.0) -> list[str]:
         """What the clock reported since the last call."""
+        if self.journal is None:
+            return self._poll(timeout)
+        with self.journal.action("poll"):
+            out = self._poll(timeout)
+        self.journal.said(out)
+        return out
+
+    def _poll(self, timeout: float) -> list[str]:
         return self._lines(self.session.poll(timeout)) + self._after()
 
     def _after(self) -> list[str]:
-        """At the end of the game the record is written once."""
-        if self.session.over and self.saved is None and self.out:
-            return self._write(self.out)
+        """At the end of the game: the record, result and all, is on disk."""
+        if not self.session.over or self.ended:
+            return []
+        self.ended = True
+        if self.on_end is not None:
+            self.on_end()
+        if self.out:
+            text = self.session.record_text()
+            try:
+                with open(self.out, encoding="utf-8") as f:
+                    kept = f.read() == text
+            except (OSError, ValueError):
+                kept = False
+            if not kept:  # the folder went away, the disk filled: shown here, not lost
+                return ["?  the record is not in %s; here it is:" % self.out, *text.splitlines()]
+            return ["   record written to %s" % self.out]
         return []
 
     def _lines(self, notices: list[Notice]) -> list[str]:
@@ -200,10 +257,13 @@ class Console:
         return line + ("  (%s)" % self.cue if self.cue else "")
 
     def close(self) -> list[str]:
-        """Leaving: the record is written if it was not yet."""
+        """Leaving: the clock's last events go into the record (kept all along)
+        and the journal, from which a new console resumes an unfinished game."""
         out = self.poll()
-        if self.saved is None and self.out:
-            out += self._write(self.out)
+        if self.journal is not None:
+            self.journal.close()
+        if not self.session.over and self.out:
+            out.append("   the game goes on: `qizhong arbiter` on this clock resumes it")
         return out
 
     # -- typing ----------------------------------------------------------------------
@@ -291,6 +351,22 @@ class Console:
     def _foul(self, args: list[str]) -> list[str]:
         return self._lines(self.session.foul(self._one(args), " ".join(args[1:])))
 
+    def _penalty(self, args: list[str]) -> list[str]:
+        """``penalty SIDE -30s [why]``: time off (or, with +, added to) SIDE's clock."""
+        from qizhong.core import tcspec
+
+        if len(args) < 2 or args[1][:1] not in "+-":
+            raise _error("penalty SIDE -TIME or +TIME, such as penalty red -30s")
+        try:
+            reader = tcspec._Reader(args[1][1:])  # the time control's durations: 30s, 1m
+            ms = reader.duration("the penalty")
+            if not reader.done():
+                reader.fail("expected a time such as 30s")
+        except tcspec.SpecError as e:
+            raise _error("penalty: %s" % e.msg) from None
+        ms = -ms if args[1][0] == "-" else ms
+        return self._lines(self.session.penalty(self._one(args), ms, " ".join(args[2:])))
+
     def _win(self, args: list[str]) -> list[str]:
         return self._lines(self.session.declare(self._one(args), " ".join(args[1:])))
 
@@ -337,6 +413,18 @@ class Console:
             raise _error("cannot write %s: %s" % (args[0], e.strerror or e)) from None
         return ["   the position drawn to %s" % args[0]]
 
+    def _unrule(self, args: list[str]) -> list[str]:
+        s = self.xq
+        assert s is not None
+        return self._lines(s.undo_ruling())  # the kept record follows (no result)
+
+    def _overrule(self, args: list[str]) -> list[str]:
+        s = self.xq
+        assert s is not None
+        if not args:
+            raise _error("overrule draw, red, black or play, then why")
+        return self._lines(s.overrule(args[0], " ".join(args[1:])))
+
     def _score(self, args: list[str]) -> list[str]:
         s = self.gs
         assert s is not None
@@ -352,20 +440,15 @@ class Console:
         return out or ["   no moves yet"]
 
     def _save(self, args: list[str]) -> list[str]:
+        """``save``: the record file now (it is kept after every change anyway);
+        ``save PATH``: a copy, never over a file this console did not write."""
         path = args[0] if args else self.out
         if not path:
             raise _error("save PATH")
-        return self._write(path)
-
-    def _write(self, path: str) -> list[str]:
-        from qizhong.arbiter.session import ArbiterError
-
-        try:
-            self.saved = self.session.save(path)
-        except ArbiterError as e:
-            self.saved = ""  # tried: not again at every line
-            # the record is not lost: shown here, to be copied (save PATH tries again)
-            return ["?  %s; the record:" % e, *self.session.record_text().splitlines()]
+        mine = path == self.out or path in self.copies
+        self.session.save(path, replace=mine)
+        if path != self.out:
+            self.copies.add(path)
         return ["   record written to %s" % path]
 
     def _quit(self, args: list[str]) -> list[str]:
@@ -398,7 +481,7 @@ def run_terminal(console: Console, stdin: IO[str], stdout: IO[str]) -> int:
                     print(out, file=stdout)
                 if console.done:
                     break
-        except KeyboardInterrupt:  # Ctrl-C (or SIGTERM, SIGHUP): the record is still written
+        except KeyboardInterrupt:  # Ctrl-C (or SIGTERM, SIGHUP): leave as at the end of input
             pass
         for out in console.close():
             print(out, file=stdout)
@@ -465,7 +548,9 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
     from qizhong.arbiter.go import GoSession
     from qizhong.arbiter.xiangqi import XiangqiSession
 
-    today = datetime.date.today()
+    # --date: a date from the command line, its ISO text from a journal
+    today = game_date(args.date) if isinstance(args.date, str) else args.date
+    today = today or datetime.date.today()
     if args.game == "chess":
         return ChessSession(
             clock,
@@ -478,7 +563,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             emt=args.emt,
             Event=args.event or "",
             Site=args.site or "",
-            Date=(args.date or today).strftime("%Y.%m.%d"),
+            Date=today.strftime("%Y.%m.%d"),
             Round=args.round or "",
             White=args.white or "",
             Black=args.black or "",
@@ -492,7 +577,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             left=args.left or "white",
             black=args.black or "",
             white=args.white or "",
-            date=(args.date or today).isoformat(),
+            date=today.isoformat(),
             properties={
                 k: v for k, v in (("EV", args.event), ("RO", args.round), ("PC", args.site)) if v
             },
@@ -504,9 +589,10 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
         fen=args.fen,
         knockout=True if args.knockout else None,
         strict=not args.late_entry,
+        repetition=args.repetition,
         Event=args.event or "",
         Site=args.site or "",
-        Date=(args.date or today).strftime("%Y.%m.%d"),
+        Date=today.strftime("%Y.%m.%d"),
         Round=args.round or "",
         Red=args.red or "",
         Black=args.black or "",
@@ -521,42 +607,189 @@ def game_date(text: str) -> datetime.date:
         raise argparse.ArgumentTypeError("%r is not a date: YYYY-MM-DD" % text) from None
 
 
+_KEPT_ARGS = ("game", "spec", "left", "red", "black", "white", "event", "site", "round",
+              "date", "fen", "knockout", "late_entry", "size", "komi", "lang", "chess960",
+              "emt", "repetition")  # fmt: skip
+
+
+def state_dir() -> str:
+    """Where the console notes which journal each clock's game is in:
+    ``$QIZHONG_STATE``, else ``$XDG_STATE_HOME/qizhong``, else ``~/.local/state/qizhong``."""
+    path = os.environ.get("QIZHONG_STATE")
+    if path:
+        return path
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(base, "qizhong")
+
+
+def _pointer(clock_id: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in clock_id)
+    return os.path.join(state_dir(), "arbiter-%s.journal" % safe)
+
+
+def _point(clock_id: str, journal: str | None) -> None:
+    """Note (or, with None, forget) the journal of the game on this clock."""
+    path = _pointer(clock_id)
+    if journal is None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    from qizhong.records import files
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    files.replace(path, (os.path.abspath(journal) + "\n").encode())
+
+
+def _pointed(clock_id: str) -> str | None:
+    try:
+        with open(_pointer(clock_id), encoding="utf-8") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def new_console(args: argparse.Namespace, clock: Clock, out: str) -> Console:
+    """A new game: the record and its journal claimed first (a taken path is
+    refused before the clock is touched), then the session."""
+    from qizhong.arbiter.journal import Journal, journal_path
+    from qizhong.arbiter.session import ArbiterError
+
+    jpath = journal_path(out)
+    for path in (out, jpath):
+        if os.path.exists(path):
+            raise ArbiterError("%s exists: give another --out (records are never overwritten)"
+                               % path)  # fmt: skip
+    args.date = (args.date or datetime.date.today()).isoformat()  # kept in the journal
+    header = {
+        "args": {k: getattr(args, k, None) for k in _KEPT_ARGS},
+        "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
+        "record": os.path.abspath(out),
+    }
+    journal = Journal.create(jpath, clock, header)
+    try:
+        with journal.action("new"):
+            session = make_session(args, cast("Clock", journal.tape))
+        session.keep(out)
+    except BaseException:
+        journal.close()
+        os.unlink(jpath)
+        raise
+    _point(clock.hello.id, jpath)
+    console = Console(session, journal=journal)
+    console.on_end = lambda: _point(clock.hello.id, None)
+    return console
+
+
+def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
+    """The game of journal ``jpath`` picked up again: every line typed is run
+    again on the clock's journaled answers, then the clock's events since
+    come in (the presses made meanwhile wait for their moves)."""
+    from qizhong.arbiter import journal as jr
+    from qizhong.arbiter.session import ArbiterError
+
+    header, actions, good = jr.read(jpath)
+    if header["clock"].get("id") != clock.hello.id:
+        raise ArbiterError("%s is the game on clock %s; this is clock %s" % (
+            jpath, header["clock"].get("id"), clock.hello.id))  # fmt: skip
+    if not actions or actions[0][0] != ["new"]:
+        raise ArbiterError("%s: the game never started; remove it to start again" % jpath)
+    ns = argparse.Namespace(**header["args"])
+    journal = jr.Journal.reopen(jpath, clock, good)
+    tape = journal.tape
+    last = len(actions) - 1
+    # The link starts after the last event the journal has: an action the stop
+    # cut short may run on live, and must not be handed the old ones again.
+    seen = jr.last_event(actions)
+    if seen:
+        clock.link.skip_to(seen)
+    late = clock.status().seq  # events up to here came while no console watched
+    with journal.replaying(actions[0][1], last == 0):
+        session = make_session(ns, cast("Clock", tape))
+    session.late_upto = late
+    session.hold_record = True
+    console = Console(session, journal=journal)
+    for i, (typed, answers) in enumerate(actions[1:], 1):
+        with journal.replaying(answers, i == last):
+            if typed[0] == "handle":
+                console._handle(str(typed[1]))
+            elif typed[0] == "poll":
+                console._poll(0.0)
+    session.hold_record = False
+    lines = []
+    if header["clock"].get("boot") != clock.hello.boot:
+        lines.append("!  the clock restarted since (power): its events since are those it kept")
+    clock.link.sync()  # the clock's events after the last one journaled (it keeps 256)
+    if clock.link.lost:
+        lines.append("!  %d of the clock's events were no longer kept" % clock.link.lost)
+    session.keep(str(header["record"]), claim=False)
+    console.ended = session.over
+    console.on_end = lambda: _point(clock.hello.id, None)
+    fouls = "" if not any(session.fouls) else ", fouls %d-%d" % tuple(session.fouls)
+    lines.insert(0, "   resumed from %s: %d moves%s%s" % (
+        jpath, len(session.played), fouls,
+        "; " + session.result_text() if session.over else ""))  # fmt: skip
+    return console, lines
+
+
+def open_console(args: argparse.Namespace, clock: Clock) -> tuple[Console, list[str]]:
+    """Resume the clock's unfinished game if there is one, else start a new one."""
+    from qizhong.arbiter.journal import journal_path
+    from qizhong.arbiter.session import ArbiterError, free_path
+
+    if args.resume:
+        return resume_console(args.resume, clock)
+    if args.out and os.path.exists(journal_path(args.out)):
+        console, lines = resume_console(journal_path(args.out), clock)
+        if not console.session.over:
+            _point(clock.hello.id, journal_path(args.out))
+            return console, lines
+        console.close()
+        raise ArbiterError("%s exists (a finished game): give another --out" % args.out)
+    pointed = _pointed(clock.hello.id)
+    if pointed and os.path.exists(pointed):
+        console, lines = resume_console(pointed, clock)
+        if not console.session.over:
+            return console, lines
+        console.close()
+    _point(clock.hello.id, None)
+    out = args.out
+    if not out:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = free_path("qizhong-%s%s" % (stamp, ".sgf" if args.game == "go" else ".pgn"))
+    return new_console(args, clock, out), []
+
+
 def cmd_arbiter(
     args: argparse.Namespace, stdin: IO[str] | None = None, stdout: IO[str] | None = None
 ) -> int:
     from qizhong.arbiter.chess import ChessSession
-    from qizhong.arbiter.session import free_path
     from qizhong.arbiter.xiangqi import XiangqiSession
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    if args.out:  # bad input before the clock is asked: a record nowhere to go is lost
-        folder = os.path.dirname(os.path.abspath(args.out))
-        if os.path.exists(args.out):
-            raise ValueError("--out %s exists: it is never overwritten; name another" % args.out)
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            raise ValueError("--out %s: no folder %s to write it in" % (args.out, folder))
     with cli_clock._clock(args) as clock:
-        session = make_session(args, clock)
-        out = args.out
-        if not out:
-            stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            out = free_path("qizhong-%s%s" % (stamp, session.suffix()))
-        console = Console(session, out)
+        console, lines = open_console(args, clock)
+        session = console.session
         game_name = {"go": "Go", "chess": "Chess"}.get(args.game, "Xiangqi")
         print("%s game, %s; the record goes to %s" % (
-            game_name, session.spec, out), file=stdout)  # fmt: skip
+            game_name, session.spec, console.out), file=stdout)  # fmt: skip
         if isinstance(session, ChessSession):
             print("   %s play: an illegal move or a wrong claim gives the opponent %d min (CH-5)%s"
-                  % (session.time_class.value, session.penalty // 60000,
+                  % (session.time_class.value, session.penalty_ms // 60000,
                      "; Armageddon: a draw is a win for Black (CH-6)"
                      if session.armageddon else ""), file=stdout)  # fmt: skip
+        for line in lines:
+            print(line, file=stdout)
         if isinstance(session, XiangqiSession) and session.rounds_limit:
             print("   at most %d rounds a day at this control (XQ-R27)" % session.rounds_limit,
                   file=stdout)  # fmt: skip
 
         def stop(signum: int, frame: object) -> None:
-            raise KeyboardInterrupt  # as Ctrl-C: the console ends and writes the record
+            raise KeyboardInterrupt  # as Ctrl-C: the console ends as at the end of its input
 
         old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
         try:
@@ -570,10 +803,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``qizhong arbiter``."""
     s = sub.add_parser(
         "arbiter",
-        help="the arbiter's console: the record synced with the clock",
+        help="the arbiter's console: the record synced with the clock (resumes a stopped one)",
         description="Keep a game's record at the table, synced with the clock's presses, "
         "and apply the rules with the clock's times (docs/arbiter.md). Type moves as they "
-        "are made; `help` lists the commands. The record (PGN or SGF) is written at the end.",
+        "are made; `help` lists the commands. The record (PGN or SGF) is kept on disk after "
+        "every move; a console that stops is resumed by the next `qizhong arbiter` on the clock.",
     )
     s.add_argument("--game", choices=["xiangqi", "go", "chess"], default="xiangqi")
     s.add_argument("--port", help="serial device (default: $QIZHONG_PORT, or the one Pico)")
@@ -586,7 +820,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         choices=["red", "black", "white"],
         help="whose lever is the left one (EQ-1; default red, in Go and chess white)",
     )
-    s.add_argument("--out", help="the record file (default qizhong-DATE-TIME.pgn or .sgf)")
+    s.add_argument(
+        "--out",
+        help="the record file (default qizhong-DATE-TIME.pgn or .sgf); kept up to date after "
+        "every move, never over another file. Its journal (PATH.journal) resumes the game",
+    )
+    s.add_argument("--resume", metavar="JOURNAL", help="resume the game of this journal")
     s.add_argument("--red", help="Red's name")
     s.add_argument("--black", help="Black's name")
     s.add_argument("--white", help="White's name (Go, chess)")
@@ -615,6 +854,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--chess960", type=int, metavar="N", help="chess: Chess960 from start position N (0-959)"
     )
     s.add_argument("--emt", action="store_true", help="chess: [%%emt] move times in the PGN")
+    s.add_argument(
+        "--repetition",
+        choices=["cxa", "axf"],
+        default="cxa",
+        help="Xiangqi repetition rules: cxa, the Chinese rules' 棋例 (default), or axf "
+        "(docs/repetition.md)",
+    )
     s.add_argument("--size", type=int, default=19, choices=[9, 13, 19], help="Go board size")
     s.add_argument("--komi", default="7.5", help="Go komi in points (default 7.5 = 3¾ stones)")
     s.set_defaults(func=cmd_arbiter)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from qizhong import timecontrol as tcs
+from qizhong.cli.ruleref import see_rules
 from qizhong.clocks.driver import DRAW, GAMES, PICO_USB, Clock, Status, side_index
 from qizhong.clocks.link import CommandError, Event, LinkError, Restart
 
@@ -633,9 +634,8 @@ def run(func, args: argparse.Namespace) -> int:
     try:
         return int(func(args))
     except CommandError as e:
-        print(
-            "qizhong: the clock refused %s: %s (%s)" % (e.verb, e.message, e.code), file=sys.stderr
-        )
+        text = "qizhong: the clock refused %s: %s (%s)" % (e.verb, e.message, e.code)
+        print(see_rules(text), file=sys.stderr)
         return 3
     except LinkError as e:
         print("qizhong: %s" % e, file=sys.stderr)
@@ -648,5 +648,5 @@ def run(func, args: argparse.Namespace) -> int:
         print(e.pointer(), file=sys.stderr)
         return 2
     except ValueError as e:
-        print("qizhong: %s" % e, file=sys.stderr)
+        print(see_rules("qizhong: %s" % e), file=sys.stderr)
         return 2

@@ -269,8 +269,7 @@ class Clock:
 
     def since(self, seq: int) -> list[Event]:
         """Every event after ``seq`` the clock still keeps (a fresh history)."""
-        self.link.last_seq = seq
-        self.link.take_events()
+        self.link.skip_to(seq)
         self.link.sync()
         return self.link.take_events()
 

@@ -262,11 +262,22 @@ def eval_list(text: str) -> list[str]:
     return [w.strip().strip("'\"") for w in text[1:-1].split(",") if w.strip()]
 
 
+SERVICE_HINT = (
+    "put the clock in service mode: switch it off, hold menu and ok, switch it on "
+    "(the displays say SERVICE), then run this again. In play the clock's USB port "
+    "has no REPL (docs/security.md)"
+)
+
+
 def upload(port: str, bundle: str) -> None:
     """Copy the bundle onto the Pico at ``port`` with mpremote, then reset it.
 
-    The old ``qizhong/``, ``boards/`` and ``assets/`` go first, so no stale
-    ``.py`` shadows a new ``.mpy`` (MicroPython prefers .py)."""
+    The clock must be in service mode (menu and ok held at power-on,
+    firmware/boards/service.py): in play its USB port has no REPL for
+    mpremote. Service mode never starts the watchdog, so nothing needs
+    feeding while the files go over. The old ``qizhong/``, ``boards/`` and
+    ``assets/`` go first, so no stale ``.py`` shadows a new ``.mpy``
+    (MicroPython prefers .py). The final reset boots into play."""
     if not os.path.isfile(os.path.join(bundle, "main.py")):
         raise FlashError("%s is not a bundle (no main.py): run `make firmware`" % bundle)
     mpremote = os.path.join(os.path.dirname(sys.executable), "mpremote")
@@ -274,22 +285,18 @@ def upload(port: str, bundle: str) -> None:
         mpremote = shutil.which("mpremote") or ""
     if not mpremote:
         raise FlashError("mpremote is missing: run `make venv`")
-    # mpremote's soft reset stops the firmware's watchdog keep-alive: feed it meanwhile.
-    parts = ["connect", port, "+", "exec", _FEED]
+    parts = ["connect", port]
     for top in ("qizhong", "boards", "assets"):
         parts += ["+", "exec", _RMTREE % top]
     names = sorted(os.listdir(bundle))
     parts += ["+", "fs", "cp", "-r", *names, ":", "+", "reset"]
     r = subprocess.run([mpremote, *parts], cwd=bundle, capture_output=True, text=True)
     if r.returncode:
-        raise FlashError("mpremote: %s" % (r.stderr.strip() or r.stdout.strip()))
+        why = r.stderr.strip() or r.stdout.strip()
+        if "raw repl" in why.lower():  # mpremote could not interrupt the clock: it is in play
+            raise FlashError("mpremote: %s; %s" % (why, SERVICE_HINT))
+        raise FlashError("mpremote: %s" % why)
 
-
-_FEED = (
-    "from machine import WDT, Timer\n"
-    "_qz_w = WDT(timeout=8000)\n"
-    "_qz_t = Timer(-1, period=1000, callback=lambda t: _qz_w.feed())"
-)
 
 _RMTREE = (
     "import os\n"
@@ -331,6 +338,7 @@ def main_flash(port: str | None, build_only: bool = False, out_dir: str | None =
     if not port:
         print("qizhong flash: no port (e.g. /dev/ttyACM0)", file=sys.stderr)
         return 2
+    print("uploading to %s: the clock must be in service mode (menu, ok held at power-on)" % port)
     try:
         upload(port, out)
     except FlashError as e:

@@ -194,6 +194,7 @@ class Link:
         self._renumber: tuple[str, int] | None = None  # (old boot, old last_seq)
         self._boot_ev: Event | None = None  # the boot event of the current numbering
         self._syncing = False  # in sync(): replays of what we have may come
+        self._top = 0  # the highest number this boot has used, as far as we know
         if open_now:
             self.open()
 
@@ -338,8 +339,9 @@ class Link:
             self._ask_hello()
             return
         if ev.name == "boot" and ev != self._boot_ev and self._renumber is None:
-            if self.boot and ev.seq > self.last_seq:
-                # with the journal the numbering goes on: learn the new boot id
+            if self.boot and ev.seq > max(self.last_seq, self._top):
+                # a boot event above all this boot has used: the clock restarted,
+                # and with the journal the numbering goes on. Learn the new boot id
                 self._was = (self.boot, self.last_seq, ev.seq)
                 self.boot = ""
                 self._ask_hello()
@@ -369,7 +371,9 @@ class Link:
             return
         if (self.boot and boot != self.boot) or (suspect and not self.boot):
             self._restart(self.boot, boot)
+            self._top = seq
             return
+        self._top = max(self._top, seq) if boot == self.boot else seq
         self.boot = boot
         was, self._was = self._was, None
         if was and was[0] != boot:  # a boot event moved us on (the journal's numbering)
@@ -379,6 +383,9 @@ class Link:
 
     def _restart(self, old_boot: str, new_boot: str) -> None:
         """The clock restarted: fetch everything it keeps of its new boot."""
+        if self._was is not None:  # a boot event had already made the old boot unknown
+            old_boot = old_boot or self._was[0]
+            self._was = None
         self._renumber = (old_boot, self.last_seq)
         self.boot = new_boot
         self.last_seq = 0
@@ -460,6 +467,15 @@ class Link:
             self._since_id = 0  # its reply was lost: ask again on the next gap check
             if self._pending or self._renumber is not None:
                 self._ask_since()
+
+    def skip_to(self, seq: int) -> None:
+        """Hand out nothing up to ``seq``: the next event handed out is ``seq + 1``
+        (what came before is another user's business, or already seen)."""
+        self.last_seq = seq
+        self._ready = []
+        for s in [s for s in self._pending if s <= seq]:
+            del self._pending[s]
+        self._deliver()
 
     def take_events(self) -> list[Event]:
         """The events that arrived since the last call, in order, each once."""

@@ -19,6 +19,15 @@ other root property in ``GoRecord.properties``. Each move node carries
 overtime, ``OB``/``OW`` (byo-yomi periods left, or Canadian moves left in the
 block), as KGS writes them.
 
+Every time control can be written. ``TM``/``OT`` say what they can, the
+nearest standard form (``time_properties``); when that would not read back
+as the same control (delay, Bronstein, stages, an hourglass, a handicap,
+sub-second increments, the TC-5 count's grace, the ``record`` and ``flag``
+settings), the exact spec goes in ``QZTC[...]``, our own root property, which
+``read`` prefers. The TC-5 count (every move within P seconds after main
+time, the period never used up) is written ``OT[1xP byo-yomi]``: one period
+that restarts with every move, which is how other programs can read it.
+
 ``read`` takes any SGF Go game, KGS's included (``KM[6.50]``, ``tt`` passes,
 ``RE[W+Resign]``, ``OT[5x30 byo-yomi]``), replays it through the rules engine,
 and raises ``SgfError`` with the move number for anything it cannot take.
@@ -35,11 +44,13 @@ from typing import Any
 from sgfmill import sgf  # type: ignore[import-untyped]
 
 from qizhong.core import VERSION, tcspec
-from qizhong.core.timecontrol import TimeControl
+from qizhong.core.timecontrol import FISCHER, TimeControl
 from qizhong.rules import go
 
 # Root properties this module reads and writes itself.
-_OWN = frozenset("GM FF CA AP SZ KM RU PB PW DT TM OT RE AB AW AE PL".split())
+_OWN = frozenset("GM FF CA AP SZ KM RU PB PW DT TM OT RE AB AW AE PL QZTC".split())
+# Our own root property: the exact time-control spec, when TM/OT cannot say it all.
+SPEC_PROPERTY = "QZTC"
 
 
 class SgfError(go.GoError):
@@ -125,7 +136,7 @@ def write(record: GoRecord) -> bytes:
     moves = board.move_stack
     if len(record.times) > len(moves):
         raise SgfError("%d times for %d moves" % (len(record.times), len(moves)))
-    free = {"TM", "OT"} if record.time_control is None else set()  # kept as read
+    free = {"TM", "OT", SPEC_PROPERTY} if record.time_control is None else set()  # as read
     for ident in record.properties:
         if (ident in _OWN and ident not in free) or not ident.isalpha() or not ident.isupper():
             raise SgfError("property %r cannot be set through properties" % (ident,))
@@ -139,13 +150,12 @@ def write(record: GoRecord) -> bytes:
         if value:
             root.set_raw(ident, _raw(value))
     if record.time_control is not None:
-        try:
-            tm, ot = tcspec.to_sgf(record.time_control)
-        except ValueError as e:
-            raise SgfError(str(e))
+        tm, ot = time_properties(record.time_control)
         root.set_raw("TM", tm.encode())
         if ot:
             root.set_raw("OT", _raw(ot))
+        if not _says_all(record.time_control, tm, ot):
+            root.set_raw(SPEC_PROPERTY, _raw(tcspec.format(record.time_control)))
     if record.result:
         root.set_raw("RE", _raw(record.result))
     black, white = board.setup
@@ -171,6 +181,50 @@ def write(record: GoRecord) -> bytes:
                 node.set_raw("O" + color.letter, str(t.overtime).encode())
         color = color.other
     return bytes(game.serialise())
+
+
+def time_properties(tc: TimeControl) -> tuple[str, str]:
+    """The nearest standard SGF ``(TM, OT)`` for any control.
+
+    TM is the first stage's base (for Red/Black alike: a TC-4 handicap is in
+    the spec only); OT the overtime (the TC-5 count as one byo-yomi period),
+    or else the increment in whole seconds (``fischer``); delays and the
+    hourglass have no OT form.
+    """
+    st = tc.stages[0]
+    tm = seconds(st.base)
+    ot = tc.overtime
+    if ot is not None:
+        if ot.kind == "byoyomi":
+            return tm, "%dx%s byo-yomi" % (ot.count, seconds(ot.period))
+        if ot.kind == "canadian":
+            return tm, "%d/%s Canadian" % (ot.moves, seconds(ot.period))
+        return tm, "1x%s byo-yomi" % seconds(ot.period)  # TC-5: a period that never runs out
+    if tc.timing == FISCHER and st.inc:
+        return tm, "%d fischer" % (st.inc // 1000)
+    return tm, ""
+
+
+def _says_all(tc: TimeControl, tm: str, ot: str) -> bool:
+    try:
+        back = _from_time_properties(tm, ot)
+    except ValueError:
+        return False
+    return bool(tcspec.format(back) == tcspec.format(tc))
+
+
+def _from_time_properties(tm: str, ot: str) -> TimeControl:
+    """A control from SGF TM/OT: ``tcspec.from_sgf``, with fractional seconds."""
+    words = ot.strip().split()
+    if len(words) == 2 and words[1].lower().replace("-", "") == "byoyomi" and "x" in words[0]:
+        n, _, period = words[0].partition("x")
+        return tcspec.parse("%dms byoyomi %sx%dms" % (parse_seconds(tm or "0"), n.strip(),
+                                                     parse_seconds(period)))  # fmt: skip
+    if len(words) == 2 and words[1].lower() == "canadian" and "/" in words[0]:
+        n, _, period = words[0].partition("/")
+        return tcspec.parse("%dms canadian %s/%dms" % (parse_seconds(tm or "0"), n.strip(),
+                                                      parse_seconds(period)))  # fmt: skip
+    return tcspec.from_sgf(tm, ot)
 
 
 def _text(node: Any, ident: str) -> str:
@@ -242,10 +296,16 @@ def read(data: bytes) -> GoRecord:
     rec.result = _text(root, "RE")
     tm = root.get_raw("TM").decode("ascii", "replace") if root.has_property("TM") else ""
     ot = _text(root, "OT")
-    if tm or ot:
+    exact = _text(root, SPEC_PROPERTY)
+    if exact:
         try:
-            rec.time_control = tcspec.from_sgf(tm, ot)
+            rec.time_control = tcspec.parse(exact)
         except ValueError:  # kept as text: nothing lost
+            rec.properties[SPEC_PROPERTY] = exact
+    if (tm or ot) and rec.time_control is None:
+        try:
+            rec.time_control = _from_time_properties(tm, ot)
+        except (ValueError, SgfError):  # kept as text: nothing lost
             rec.properties["TM"] = tm
             if ot:
                 rec.properties["OT"] = ot

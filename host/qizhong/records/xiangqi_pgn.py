@@ -42,6 +42,7 @@ import codecs
 import dataclasses
 import re
 import unicodedata
+import warnings
 
 from qizhong import timecontrol
 from qizhong.rules.xiangqi import (
@@ -59,15 +60,24 @@ __all__ = ["RESULTS", "Game", "PgnError", "decode", "read_game", "read_games", "
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "Red", "Black", "Result")
 _DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "Result": "*"}
-_FORMAT = {"chinese": "Chinese", "traditional": "Chinese", "wxf": "WXF", "iccs": "ICCS"}
+_FORMAT = {"chinese": "Chinese", "traditional": "Chinese", "xqbase": "Chinese", "wxf": "WXF",
+           "iccs": "ICCS"}  # fmt: skip
 _CLK_RE = re.compile(r"\[%clk\s+(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:\.(\d{1,3}))?\s*\]")
 _TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 _NUMBER_RE = re.compile(r"^(\d+)\.+(?!\d)(.*)$")
+# A tag whose value holds unescaped quotes, as real files have it: the value runs
+# to the last '"]' on the line.
+_LOOSE_TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"(.*)"\s*\][ \t]*(?=\r?\n|$)')
 _WRAP = 80
 
 
 class PgnError(ValueError):
     """A record that cannot be read: the message names the game and the move."""
+
+
+class PgnWarning(UserWarning):
+    """Something in a record read past (a tag with unescaped quotes); also in
+    ``Game.warnings``."""
 
 
 @dataclasses.dataclass
@@ -82,6 +92,7 @@ class Game:
     clocks: list[int | None] = dataclasses.field(default_factory=list)
     comments: list[str] = dataclasses.field(default_factory=list)
     intro: str = ""
+    warnings: list[str] = dataclasses.field(default_factory=list, compare=False)
     _end: Board | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
@@ -329,12 +340,26 @@ def _split(text: str) -> list[tuple[list[tuple[str, str]], list[_Token]]]:
             i += 1
         elif ch == "[":
             m = _TAG_RE.match(text, i)
-            if not m:
-                line = text.count("\n", 0, i) + 1
-                raise PgnError('line %d: a tag is [Name "value"]' % line)
+            loose = None
+            if not m or not _tag_line_ends(text, m.end()):
+                loose = _LOOSE_TAG_RE.match(text, i)
+                if loose is None and m is None:
+                    line = text.count("\n", 0, i) + 1
+                    raise PgnError('line %d: a tag is [Name "value"]' % line)
             if toks:
                 games.append((tags, toks))
                 tags, toks = [], []
+            if loose is not None:
+                line = text.count("\n", 0, i) + 1
+                name, value = loose.group(1), loose.group(2)
+                note = "line %d: the %s tag's value holds unescaped quotes" % (line, name)
+                note += ": read to the closing '\"]'"
+                warnings.warn(note, PgnWarning, stacklevel=4)
+                tags.append(("\x00warning", note))
+                tags.append((name, value))
+                i = loose.end()
+                continue
+            assert m is not None
             value = re.sub(r"\\(.)", r"\1", m.group(2))
             tags.append((m.group(1), value))
             i = m.end()
@@ -366,8 +391,16 @@ def _split(text: str) -> list[tuple[list[tuple[str, str]], list[_Token]]]:
     return games
 
 
+def _tag_line_ends(text: str, j: int) -> bool:
+    """Whether only blanks, or another tag, follow a tag on its line."""
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    return j >= len(text) or text[j] in "\r\n["
+
+
 def _build(index: int, tags: list[tuple[str, str]], toks: list[_Token]) -> Game:
-    game = Game(headers=dict(tags))
+    notes = [v for k, v in tags if k == "\x00warning"]
+    game = Game(headers={k: v for k, v in tags if k != "\x00warning"}, warnings=notes)
     try:
         board = game.board()
     except XiangqiError as e:

@@ -30,11 +30,15 @@ Notation (RULES.md §4, NT): ``notation(move, style)`` writes
 
 - ``"chinese"`` (the default): 记谱, ``炮二平五`` / ``马8进7``; Red's files and
   counts in Chinese numerals, Black's in digits. Two like pieces on one file are
-  前/后 (never for advisors and elephants: 进/退 tells them apart). Pawns follow
-  xqbase's convention: the pawns on every file holding two or more of them are
-  ordered from the mover's right, front to back on each file; two such pawns are
-  前/后, three are 前/中/后, four or five are 一二三四五 (``二兵平四``).
-- ``"traditional"``: the same in traditional glyphs (``馬８進７`` is read too).
+  前/后 (never for advisors and elephants: 进/退 tells them apart). Pawns as
+  the NT rules say: on one file, two are 前/后, three 前/中/后, four or five
+  一二三四五 from the front; when several files each hold two or more, the file
+  number stays, after 前/中/后 on that file (``前兵三进一``, ``后卒7平6``).
+- ``"traditional"``: the same in traditional glyphs, Black's digits full-width
+  as traditional texts write them (``馬８進７``).
+- ``"xqbase"``: the chinese style, but pawns in xqbase's single series: the pawns
+  on every file holding two or more are ordered from the mover's right, front
+  to back on each file, and numbered 一二三四五 across files (``二兵平四``).
 - ``"wxf"``: the WXF notation (``C2.5``, ``H8+7``, ``R+.3``; tandem pawns as
   WXF prescribes: ``P+``/``P3``/``P-``, ``++``/``--`` for four or five on a
   file, ``3+``/``33``/``3-`` when two files hold tandem pawns).
@@ -95,7 +99,7 @@ FILE_NAMES = "abcdefghi"
 NATURAL_LIMIT_MOVES = 30  # XQ-R16: 30 moves each without a capture
 NATURAL_LIMIT_CHECKS = 5  # XQ-R16: at most 5 checks of the claimant count
 
-STYLES = ("chinese", "traditional", "wxf", "iccs")
+STYLES = ("chinese", "traditional", "xqbase", "wxf", "iccs")
 
 
 class XiangqiError(ValueError):
@@ -263,7 +267,9 @@ class Termination(enum.Enum):
     CHECKMATE = "checkmate"
     STALEMATE = "stalemate"  # 困毙: the side without a move loses
     PERPETUAL_CHECK = "perpetual check"  # 长将 loses
-    PERPETUAL_CHASE = "perpetual chase"  # 长捉, as Fairy-Stockfish judges it (AXF)
+    PERPETUAL_CHASE = "perpetual chase"  # 长捉 (docs/repetition.md)
+    PERPETUAL_MATE_THREAT = "perpetual mate threat"  # 长杀, forbidden by the Chinese rules
+    FORBIDDEN_REPETITION = "forbidden repetition"  # 一将一捉, 一将一杀, 一杀一捉
     REPETITION = "repetition"  # 不变作和
     NATURAL_MOVE_LIMIT = "natural move limit"  # a true claim
     INSUFFICIENT_MATERIAL = "insufficient material"  # a draw claimed on a flag
@@ -329,7 +335,7 @@ class _Node:
     """One position of the game: what was played to reach it, and lazy caches."""
 
     __slots__ = ("captured", "check", "fen", "fmn", "groups", "hmc", "key", "legal",
-                 "legal_set", "move", "pieces", "turn")  # fmt: skip
+                 "legal_set", "move", "pieces", "rulings", "turn")  # fmt: skip
 
     def __init__(self, move: Move | None, captured: str, turn: Color, hmc: int, fmn: int):
         self.move = move
@@ -344,6 +350,7 @@ class _Node:
         self.check: bool | None = None
         self.pieces: dict[str, list[int]] | None = None
         self.groups: dict[str, dict[int, list[int]]] = {}
+        self.rulings: dict[str, object] | None = None  # xiangqi_repetition's, by rule set
 
 
 # Points each piece can ever stand on (Red's side; Black's mirror the ranks).
@@ -738,13 +745,14 @@ class Board:
         rep = self.repetition()
         return rep is not None and rep.count >= count
 
-    def outcome(self) -> Outcome | None:
+    def outcome(self, repetition: str = "cxa") -> Outcome | None:
         """The result if the rules end the game here, else ``None``.
 
         Checkmate and stalemate (困毙) lose (XQ-R15). On the third occurrence of
-        a position: perpetual check by one side loses (长将, XQ-R15), checks by
-        both sides draw; otherwise pyffish's AXF verdict decides: a perpetual
-        chase loses, anything else draws (不变作和, XQ-R16). Claims (natural move
+        a position, the repetition rules decide (XQ-R15, XQ-R16):
+        ``repetition="cxa"`` (the default) the Chinese competition rules'
+        棋例, as ``xiangqi_repetition.adjudicate`` rules them (docs/repetition.md);
+        ``"axf"`` the AXF rules as pyffish judges them. Claims (natural move
         limit, material on a flag) and the arbiter's decisions are not here.
         """
         turn = self.turn
@@ -754,6 +762,22 @@ class Board:
                                "%s is checkmated (将死)" % turn)  # fmt: skip
             return Outcome(Termination.STALEMATE, turn.other,
                            "%s has no legal move (困毙), a loss" % turn)  # fmt: skip
+        if repetition == "cxa":
+            if not self.is_repetition(3):
+                return None
+            from qizhong.rules import xiangqi_repetition
+
+            ruling = xiangqi_repetition.adjudicate(self, "cxa")
+            return None if ruling is None else ruling.outcome()
+        if repetition != "axf":
+            raise XiangqiError("repetition rules are cxa or axf, not %r" % (repetition,))
+        return self._axf_outcome()
+
+    def _axf_outcome(self) -> Outcome | None:
+        """The AXF repetition verdict: perpetual check by one side loses, checks
+        by both draw; otherwise pyffish's verdict decides: a perpetual chase
+        loses, anything else draws."""
+        turn = self.turn
         rep = self.repetition()
         if rep is None or rep.count < 3:
             return None
@@ -773,15 +797,8 @@ class Board:
             return Outcome(Termination.PERPETUAL_CHASE, loser.other,
                            "%s chased on every move of a threefold repetition (长捉, "
                            "as Fairy-Stockfish judges it under the AXF rules)" % loser)  # fmt: skip
-        mixed = [c for c in Color if checks[c]]
-        note = ""
-        if mixed:
-            c = mixed[0]
-            note = ("; %s checked on %d of %d moves: if the others were chases this is "
-                    "一将一捉, which the Chinese rules treat as forbidden: the arbiter rules"
-                    % (c, checks[c], moves[c]))  # fmt: skip
         return Outcome(Termination.REPETITION, None,
-                       "threefold repetition (不变作和)" + note)  # fmt: skip
+                       "threefold repetition (不变作和, AXF)")  # fmt: skip
 
     def is_game_over(self) -> bool:
         return self.outcome() is not None
@@ -872,14 +889,18 @@ class Board:
         trad = style == "traditional"
         glyph = (_GLYPHS_TRAD if trad else _GLYPHS)[color][pt]
         dir_ch = (_CN_DIR_TRAD if trad else _CN_DIR)[direction]
-        kind, value = self._cn_origin(move.from_square, pt, color)
+        kind, value = self._cn_origin(move.from_square, pt, color, style == "xqbase")
+        positions = _CN_POS_TRAD if trad else _CN_POS
         if kind == "file":
-            head = glyph + _number(color, int(value))
+            head = glyph + _number(color, int(value), trad)
         elif kind == "pos":
-            head = (_CN_POS_TRAD if trad else _CN_POS)[str(value)] + glyph
+            head = positions[str(value)] + glyph
+        elif kind == "posfile":  # 前兵三: several files hold tandem pawns (NT)
+            pos, fn = str(value).split(":")
+            head = positions[pos] + glyph + _number(color, int(fn), trad)
         else:
             head = _CN_NUM[int(value) - 1] + glyph
-        return head + dir_ch + _number(color, arg)
+        return head + dir_ch + _number(color, arg, trad)
 
     def _file_groups(self, symbol: str, color: Color) -> dict[int, list[int]]:
         """Pieces of ``symbol`` by the mover's file number, front to back (cached)."""
@@ -899,13 +920,23 @@ class Board:
         groups = self._file_groups(symbol, color)
         return [sq for fn in sorted(groups) if len(groups[fn]) > 1 for sq in groups[fn]]
 
-    def _cn_origin(self, sq: int, pt: PieceType, color: Color) -> tuple[str, int | str]:
+    def _cn_origin(self, sq: int, pt: PieceType, color: Color,
+                   xqbase: bool = False) -> tuple[str, int | str]:  # fmt: skip
         fn = _file_number(color, sq % 9)
         if pt in (K, A, B):
             return "file", fn
         tandem = self._tandem(_symbol(pt, color), color)
         if sq not in tandem:
             return "file", fn
+        if not xqbase:
+            groups = self._file_groups(_symbol(pt, color), color)
+            if sum(1 for g in groups.values() if len(g) > 1) > 1:
+                # NT: several files each with two or more pawns: the file stays,
+                # with 前/中/后 on it (at most three, five pawns in all).
+                line = groups[fn]
+                j = line.index(sq)
+                pos = FRONT if j == 0 else REAR if j == len(line) - 1 else MID
+                return "posfile", "%s:%d" % (pos, fn)
         i, n = tandem.index(sq), len(tandem)
         if n == 2:
             return "pos", FRONT if i == 0 else REAR
@@ -1147,9 +1178,12 @@ def _file_index(color: Color, number: int) -> int:
     return 9 - number if color is Color.RED else number - 1
 
 
-def _number(color: Color, n: int) -> str:
-    """Red writes Chinese numerals, Black digits (NT)."""
-    return _CN_NUM[n - 1] if color is Color.RED else str(n)
+def _number(color: Color, n: int, full_width: bool = False) -> str:
+    """Red writes Chinese numerals, Black digits (NT); traditional texts write
+    Black's digits full-width (``馬８進７``)."""
+    if color is Color.RED:
+        return _CN_NUM[n - 1]
+    return chr(0xFF10 + n) if full_width else str(n)
 
 
 def _destination(sq: int, pt: PieceType, color: Color, direction: int, arg: int) -> int | None:

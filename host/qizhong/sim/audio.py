@@ -10,6 +10,7 @@ on the clock does.
 from __future__ import annotations
 
 import array
+import math
 import os
 import wave
 
@@ -17,6 +18,8 @@ from qizhong.core import voice
 from qizhong.sim.simulator import repo_root
 
 RATE = 8000  # Hz, the assets' rate
+BUZZER_HZ = 2700  # the piezo's PWM (boards/pico.py BEEP_HZ)
+BUZZER_AMP = 8000  # of 32767: under the voice, and clear of clipping when both sound
 
 
 def assets_dir() -> str:
@@ -32,10 +35,18 @@ def load_cue(cue: int, folder: str | None = None) -> array.array:
     return samples
 
 
-def render(cues: list[tuple[int, int]], until_ms: int | None = None) -> array.array:
-    """The speaker's samples for ``(t_ms, cue)`` pairs, from t = 0."""
+def render(
+    cues: list[tuple[int, int]],
+    until_ms: int | None = None,
+    beeps: list[tuple[int, int]] | None = None,
+) -> array.array:
+    """The speaker's samples for ``(t_ms, cue)`` pairs, from t = 0, with the
+    buzzer's tone mixed in between each ``(t_ms, 1)`` and the next ``(t_ms, 0)``
+    of ``beeps`` (a buzzer still on at the end sounds to the end)."""
     cues = sorted(cues)
-    end = until_ms if until_ms is not None else (cues[-1][0] + 1000 if cues else 0)
+    beeps = beeps or []
+    last = max([t for t, _ in cues] + [t for t, _ in beeps] + [-1000])
+    end = until_ms if until_ms is not None else last + 1000
     out = array.array("h", bytes(2 * (end * RATE // 1000)))
     for i, (t, cue) in enumerate(cues):
         start = t * RATE // 1000
@@ -43,7 +54,21 @@ def render(cues: list[tuple[int, int]], until_ms: int | None = None) -> array.ar
         samples = load_cue(cue)
         n = max(0, min(len(samples), stop - start, len(out) - start))
         out[start : start + n] = samples[:n]
+    on = -1
+    for t, state in [*sorted(beeps), (end, 0)]:
+        if state and on < 0:
+            on = t
+        elif not state and on >= 0:
+            _buzz(out, on * RATE // 1000, min(t, end) * RATE // 1000)
+            on = -1
     return out
+
+
+def _buzz(out: array.array, start: int, stop: int) -> None:
+    """Mix the buzzer's tone into ``out[start:stop]``, clipped to 16 bits."""
+    for i in range(max(0, start), min(stop, len(out))):
+        v = out[i] + int(BUZZER_AMP * math.sin(2 * math.pi * BUZZER_HZ * i / RATE))
+        out[i] = max(-32768, min(32767, v))
 
 
 def write_wav(path: str, samples: array.array) -> None:

@@ -7,10 +7,13 @@ times from its caller and never reads a clock, so tests drive it exactly.
 clock's next deadline (or the next redraw), ``time.monotonic_ns`` as the ms
 source, ANSI redraws in place.
 
-Keys: ``a``/``l`` the left/right lever (a press; the release follows at once),
-space start/pause/resume, ``k`` knock the clock over (EQ-5), ``1``/``2`` the
-left/right player knocked it (the opponent gets 60 s), ``+``/``-`` add/take
-60 s for the side to move while paused, ``r`` a new game, ``q`` quit.
+Keys: those of ``make sim`` (``sim/keys``): ``a``/``l`` the left/right lever
+(a press; the release follows at once), space start/pause/resume, ``k``
+knock the clock over (EQ-5), ``+``/``-`` once knocked over: the left/right
+player did it (the opponent gets 60 s), ``n`` a new game, ``q`` quit. The
+core has no setup menu (``m``, ``o``: the firmware's, in ``make sim``); while
+paused, ``+``/``-`` add/take 60 s for the side to move (the arbiter's
+correction, EQ-7).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from types import FrameType
 
 from qizhong.core import clock, tcspec, voice
 from qizhong.core.timecontrol import BRONSTEIN, DELAY, FISCHER, HOURGLASS, TimeControl
+from qizhong.sim import keys
 
 # -- the big digits --------------------------------------------------------------
 
@@ -160,10 +164,7 @@ class Demo:
     LOG_SHOWN = 6
     LOG_KEEP = 500
     ADJUST_MS = 60000  # what + and - give or take
-    HELP = (
-        "a/l  levers  space  start/pause/resume   k  knock over   1/2  who knocked it",
-        "+/-  ±60s to the side to move (paused)   r  new game   q  quit",
-    )
+    HELP = keys.HELP
 
     def __init__(self, tc: TimeControl, names: Sequence[str] = ("Red", "Black")) -> None:
         self.tc = tc
@@ -194,7 +195,7 @@ class Demo:
 
     def handle_key(self, key: str, t: int) -> bool:
         """One key at ``t``. False means quit. Unknown keys change nothing."""
-        if key in ("q", "Q"):
+        if key in keys.QUIT:
             return False
         action = self._actions().get(key)
         if action is None:
@@ -214,13 +215,23 @@ class Demo:
             "l": lambda t: self._lever(1, t),
             " ": self._space,
             "k": self.clock.knock,
-            "1": lambda t: self._assign(0, t),
-            "2": lambda t: self._assign(1, t),
-            "+": lambda t: self._adjust(self.ADJUST_MS, t),
-            "=": lambda t: self._adjust(self.ADJUST_MS, t),  # + without shift
-            "-": lambda t: self._adjust(-self.ADJUST_MS, t),
-            "r": self._reset,
+            "+": lambda t: self._plus_minus(0, t),
+            "=": lambda t: self._plus_minus(0, t),  # + without shift
+            "-": lambda t: self._plus_minus(1, t),
+            "m": self._no_menu,
+            "o": self._no_menu,
+            "n": self._reset,
         }
+
+    def _plus_minus(self, lever: int, t: int) -> None:
+        """Knocked over: the left (+) or right (-) player did it; paused: ±60 s."""
+        if self.clock.state == clock.KNOCKED:
+            self._assign(lever, t)
+        else:
+            self._adjust(self.ADJUST_MS if lever == 0 else -self.ADJUST_MS, t)
+
+    def _no_menu(self, t: int) -> None:
+        self.message = "the setup menu is the firmware's: make sim (here: qizhong demo SPEC)"
 
     def _lever(self, lever: int, t: int) -> None:
         side = self.clock.side_of_lever(lever)
@@ -438,11 +449,13 @@ class Demo:
             return "Paused, %s to move: +/- corrects %s's time, space resumes." % (mover, mover)
         if st == clock.KNOCKED:
             if c.knocker < 0:
-                return "Knocked over (EQ-5): 1/2 = who did it (opponent +60s); space resumes."
+                return (
+                    "Knocked over (EQ-5): +/- = left/right did it (opponent +60s); space resumes."
+                )
             return "Clock knocked over by %s: space resumes." % self._name(c.knocker)
         if st == clock.FLAGGED:
-            return "Flag! %s fell first. r: new game." % self._name(c.first_flag)
-        return "Game over. r: new game."
+            return "Flag! %s fell first. n: new game." % self._name(c.first_flag)
+        return "Game over. n: new game."
 
 
 # -- the terminal ------------------------------------------------------------------

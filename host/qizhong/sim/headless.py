@@ -135,7 +135,7 @@ class Headless:
         for raw in lines:
             self.lines_in += 1
             words = raw.decode(errors="replace").split()
-            if len(words) == 3 and words[0] == "fb":
+            if len(words) >= 3 and words[0] == "fb":
                 self.sim.frames[int(words[1])] = bytes.fromhex(words[2])
                 if words[1] == "1" and self._frame_for:  # both displays are in
                     reply = "ok %s %s\n" % (self.sim.frames[0].hex(), self.sim.frames[1].hex())

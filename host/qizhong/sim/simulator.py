@@ -37,6 +37,12 @@ def micropython_path() -> str:
     return "micropython"
 
 
+def _text(word: str) -> tuple[int, int, str]:
+    """One ``X,Y,HEX`` text of an ``fb`` line (firmware/boards/sim.py)."""
+    x, y, hexed = word.split(",")
+    return int(x), int(y), bytes.fromhex(hexed).decode(errors="replace")
+
+
 class SimError(RuntimeError):
     """The simulated firmware said something unexpected, or went away."""
 
@@ -76,6 +82,8 @@ class Sim:
         self.volumes: list[tuple[int, int]] = []
         self.events: list[tuple[str, int, int, int]] = []  # (name, side, t, arg)
         self.frames: dict[int, bytes] = {}
+        # The texts the firmware drew on each display since its last fill, as (x, y, text).
+        self.texts: dict[int, list[tuple[int, int, str]]] = {}
         self.now = 0
         self.deadline = -1
         self._releases: list[tuple[int, int]] = []
@@ -270,7 +278,9 @@ class Sim:
         elif words[0] == "cue":
             self.cues.append((int(words[1]), int(words[2])))
         elif words[0] == "fb":
-            self.frames[int(words[1])] = bytes.fromhex(words[2])
+            i = int(words[1])
+            self.frames[i] = bytes.fromhex(words[2])
+            self.texts[i] = [_text(w) for w in words[3:]]
         elif words[0] == "volume":
             self.volumes.append((int(words[1]), int(words[2])))
         else:

@@ -1,0 +1,283 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The console's journal: a game that survives the console stopping (#13).
+
+Next to the record (``round3.pgn`` gets ``round3.pgn.journal``) the console
+keeps, one JSON line each, made durable as it is written (write, flush,
+fsync):
+
+- a header: the game, its options, the clock (id and boot), the record file;
+- every line the arbiter typed, before it runs (``{"in": ["handle", "炮二平五"]}``);
+- every answer the clock gave the session while it ran (``{"c": "status",
+  "r": {...}}``: the events it reported, its status, a refusal);
+- what the console printed (``{"out": [...]}``, for people; not replayed).
+
+A console that stopped (Ctrl-C, a closed terminal, ``kill -9``, a power cut
+of the laptop) is resumed by running the same session code again on the
+journal: each typed line is handled once more, and the clock's answers come
+from the journal instead of the clock, so the session ends up exactly where
+it was (moves, presses paired, fouls, claims, rulings) without sending the
+clock anything. From the end of the journal on it talks to the clock again,
+which then sends the events it kept since the last one journaled (the
+presses made while no console watched; the clock keeps 256).
+
+A journal line cut short by the stop is dropped. If the stop came inside an
+action (between a typed line and its last answer from the clock), the rest
+of that action runs again on resume; a command the clock took in the last
+few milliseconds before the stop and whose reply was not yet written is then
+sent again (docs/arbiter.md, Limits).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+from qizhong.clocks.driver import Clock, Status
+from qizhong.clocks.link import CommandError, Event
+
+__all__ = ["Journal", "JournalError", "Tape", "journal_path", "last_event", "read"]
+
+VERSION = 1
+
+
+class JournalError(ValueError):
+    """A journal that cannot be read, or that this session does not replay."""
+
+
+def journal_path(record: str) -> str:
+    """The journal kept next to ``record``."""
+    return record + ".journal"
+
+
+# -- the clock's answers as JSON ----------------------------------------------------------
+
+
+def _encode(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, Status):
+        return dataclasses.asdict(value)
+    if isinstance(value, list) and all(isinstance(v, Event) for v in value):
+        return [[e.seq, e.t, e.name, e.side, e.arg, e.left[0], e.left[1]] for e in value]
+    raise TypeError("the journal cannot keep a %s" % type(value).__name__)
+
+
+def _decode(name: str, value: Any) -> Any:
+    if name == "status":
+        d = dict(value)
+        for key in ("left", "moves", "periods"):
+            d[key] = tuple(d[key])
+        return Status(**d)
+    if name in ("events", "since"):
+        return [Event(s, t, n, side, arg, (l0, l1)) for s, t, n, side, arg, l0, l1 in value]
+    return value
+
+
+class Tape:
+    """A ``Clock`` as the session sees it: every answer the clock gives inside
+    an action is written to the journal; on resume the answers are played
+    back from it until it ends, and the clock is used again from there."""
+
+    def __init__(self, clock: Clock, write: Callable[[dict[str, Any]], None]) -> None:
+        self.clock = clock
+        self._write = write
+        self.recording = False  # inside an action
+        self.queue: deque[dict[str, Any]] = deque()  # answers still to play back
+        self.last_seq = 0  # the last clock event the session was given
+        self.went_live = False  # a call went to the clock (not played back)
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.clock, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kw: Any) -> Any:
+            if self.queue:
+                entry = self.queue.popleft()
+                if entry.get("c") != name:
+                    raise JournalError(
+                        "the journal has %r where the session asks %r: not replayable"
+                        % (entry.get("c"), name)
+                    )
+                if "x" in entry:
+                    raise CommandError(*entry["x"])
+                result = _decode(name, entry["r"])
+                self._seen(name, result)
+                return result
+            self.went_live = True
+            try:
+                result = attr(*args, **kw)
+            except CommandError as e:
+                if self.recording:
+                    self._write({"c": name, "x": [e.verb, e.code, e.message]})
+                raise
+            if self.recording:
+                self._write({"c": name, "r": _encode(result)})
+            self._seen(name, result)
+            return result
+
+        return call
+
+    def _seen(self, name: str, result: Any) -> None:
+        if name in ("events", "since") and result:
+            self.last_seq = max(self.last_seq, max(e.seq for e in result))
+
+
+def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str, Any]]]], int]:
+    """A journal: its header, its actions (each typed line with the clock's
+    answers), and the length of its whole lines (a torn last line is left out)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise JournalError("cannot read %s: %s" % (path, e.strerror)) from None
+    header: dict[str, Any] | None = None
+    actions: list[tuple[list[Any], list[dict[str, Any]]]] = []
+    good = 0
+    pos = 0
+    while True:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break  # a last line without its newline was cut short
+        try:
+            entry = json.loads(data[pos:end].decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            break  # torn by the stop: what follows cannot be trusted
+        pos = end + 1
+        good = pos
+        if header is None:
+            if not isinstance(entry, dict) or entry.get("journal") != VERSION:
+                raise JournalError("%s is not a qizhong journal (version %d)" % (path, VERSION))
+            header = entry
+        elif "in" in entry:
+            actions.append((list(entry["in"]), []))
+        elif "c" in entry:
+            if not actions:
+                raise JournalError("%s: a clock answer before any action" % path)
+            actions[-1][1].append(entry)
+    if header is None:
+        raise JournalError("%s is empty" % path)
+    return header, actions, good
+
+
+def last_event(actions: list[tuple[list[Any], list[dict[str, Any]]]]) -> int:
+    """The last clock event a journal's session knew of: the clock's last when
+    the game began, or the last event the clock reported to it since."""
+    last = 0
+    for typed, answers in actions:
+        for entry in answers:
+            if typed == ["new"] and entry.get("c") == "status" and "r" in entry and not last:
+                last = int(entry["r"]["seq"])
+            if entry.get("c") in ("events", "since") and entry.get("r"):
+                last = max(last, max(int(ev[0]) for ev in entry["r"]))
+    return last
+
+
+class Journal:
+    """The journal file of one game, and the ``Tape`` between the session and the clock."""
+
+    def __init__(self, path: str, clock: Clock, f: IO[bytes]) -> None:
+        self.path = path
+        self.tape = Tape(clock, self._entry)
+        self._f = f
+        self._held: list[dict[str, Any]] | None = None  # a poll's answers, until one matters
+        self.broken = False  # an action was cut short: nothing more is written
+
+    @classmethod
+    def create(cls, path: str, clock: Clock, header: dict[str, Any]) -> Journal:
+        """A new journal (a taken path is refused)."""
+        try:
+            f = open(path, "xb")
+        except FileExistsError:
+            raise JournalError("%s exists: another game's journal" % path) from None
+        except OSError as e:
+            raise JournalError("cannot write %s: %s" % (path, e.strerror)) from None
+        j = cls(path, clock, f)
+        j._line({"journal": VERSION, **header})
+        return j
+
+    @classmethod
+    def reopen(cls, path: str, clock: Clock, good: int) -> Journal:
+        """Go on writing a journal after its last whole line (``read`` gives it)."""
+        f = open(path, "r+b")
+        f.truncate(good)
+        f.seek(good)
+        return cls(path, clock, f)
+
+    def close(self) -> None:
+        self._f.close()
+
+    def _line(self, entry: dict[str, Any]) -> None:
+        if self.broken:
+            return
+        self._f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
+        self._f.write(b"\n")
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def _entry(self, entry: dict[str, Any]) -> None:
+        if self._held is not None:
+            if entry.get("c") == "events" and entry.get("r") == []:
+                self._held.append(entry)  # nothing happened yet
+                return
+            held, self._held = self._held, None
+            for e in held:
+                self._line(e)
+        self._line(entry)
+
+    @contextmanager
+    def action(self, *typed: Any) -> Iterator[None]:
+        """An action: ``typed`` is written first, then the clock's answers.
+        A poll that the clock answered with nothing is not written at all."""
+        entry = {"in": list(typed)}
+        if typed and typed[0] == "poll":
+            self._held = [entry]
+        else:
+            self._line(entry)
+        tape = self.tape
+        tape.recording = True
+        try:
+            yield
+        except BaseException:
+            # Cut short (Ctrl-C, the clock gone): the journal ends here, so that
+            # this action is its last and runs on from where it stopped on resume.
+            self.broken = True
+            raise
+        finally:
+            tape.recording = False
+            self._held = None
+
+    @contextmanager
+    def replaying(self, answers: list[dict[str, Any]], last: bool) -> Iterator[None]:
+        """An action of the journal run again, the clock's answers from it.
+        Only the ``last`` action may run past them (it was cut short by the
+        stop: the rest of it talks to the clock, and is written)."""
+        tape = self.tape
+        tape.queue = deque(answers)
+        tape.recording = True
+        tape.went_live = False
+        try:
+            yield
+            if tape.queue:
+                raise JournalError(
+                    "%s: an action asked the clock less than the journal has: not replayable"
+                    % self.path
+                )
+        finally:
+            tape.recording = False
+            tape.queue = deque()
+        if not last and tape.went_live:
+            raise JournalError(
+                "%s: an action asked the clock more than the journal has: not replayable"
+                % self.path
+            )
+
+    def said(self, lines: list[str]) -> None:
+        """What the console printed for the last action (for people reading it)."""
+        if lines and self._held is None:
+            self._line({"out": lines})

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Record files that are never lost: claimed before the game, kept whole on disk.
+
+    from qizhong.records import files
+
+    files.claim("round3.pgn", first)     # refuses a taken path, before the game
+    files.replace("round3.pgn", later)   # after every move: the old or the new, never half
+
+``replace`` writes a temporary file in the same folder, flushes it, ``fsync``s
+it and renames it over the record (an atomic step on POSIX), then ``fsync``s
+the folder so the rename itself survives a power cut. A reader, or a
+program killed at any instant, sees the previous record or the new one.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["RecordFileError", "claim", "replace"]
+
+
+class RecordFileError(OSError):
+    """A record path that cannot be used (taken, or not writable); nothing was written."""
+
+
+def _sync_dir(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # a folder that cannot be opened (some platforms): the rename stands
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def claim(path: str, data: bytes) -> None:
+    """Create ``path`` with ``data``; refuse (``RecordFileError``) if it exists."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise RecordFileError("%s exists: records are never written over another file"
+                              % path) from None  # fmt: skip
+    except OSError as e:
+        raise RecordFileError("cannot write %s: %s" % (path, e.strerror)) from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    _sync_dir(path)
+
+
+def replace(path: str, data: bytes) -> None:
+    """Put ``data`` in ``path`` in one step: write, flush, fsync, rename."""
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RecordFileError("cannot write %s: %s" % (path, e.strerror)) from None
+    _sync_dir(path)

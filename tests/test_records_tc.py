@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Every time control can be written in both records and read back exactly.
+
+SGF (go_sgf): the nearest standard TM/OT, and the exact spec in our own
+QZTC property when TM/OT cannot say it all. PGN (xiangqi_pgn): the
+TimeControl tag, PGN's own value or the spec. TC-1..TC-7 and the rest of
+docs/timecontrol.md.
+"""
+
+from hypothesis import given, settings
+from sgfmill import sgf
+from test_tcspec import time_controls
+
+from qizhong import timecontrol
+from qizhong.arbiter.go import GoSession
+from qizhong.clocks.driver import Clock
+from qizhong.core import tcspec
+from qizhong.records import go_sgf, xiangqi_pgn
+from qizhong.rules import go
+from qizhong.sim import Sim
+
+
+def _sgf_round_trip(tc):
+    board = go.Board(9)
+    board.push_gtp("E5")
+    data = go_sgf.write(go_sgf.GoRecord(board, time_control=tc))
+    return data, go_sgf.read(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(time_controls())
+def test_every_control_is_saved_as_sgf_and_pgn_and_read_back_exactly(tc):
+    spec = tcspec.format(tc)
+    control = timecontrol.parse(spec)  # what `qizhong tc` accepts
+    _, back = _sgf_round_trip(control)
+    assert back.time_control is not None and tcspec.format(back.time_control) == spec
+    game = xiangqi_pgn.Game()
+    game.set_time_control(control)
+    again = xiangqi_pgn.read_game(xiangqi_pgn.write_game(game))
+    assert again.time_control is not None and tcspec.format(again.time_control) == spec
+
+
+def _root(data):
+    return sgf.Sgf_game.from_bytes(data).get_root()
+
+
+def test_delay_writes_the_nearest_tm_and_the_exact_spec():
+    data, back = _sgf_round_trip(timecontrol.parse("5m delay 5s"))
+    root = _root(data)
+    assert root.get_raw("TM") == b"300" and not root.has_property("OT")
+    assert root.get_raw("QZTC") == b"5m delay 5s"
+    assert tcspec.format(back.time_control) == "5m delay 5s"
+
+
+def test_a_sub_second_increment_keeps_its_exact_value():
+    data, back = _sgf_round_trip(timecontrol.parse("90s+2500ms"))
+    root = _root(data)
+    assert root.get_raw("OT") == b"2 fischer"  # the nearest a foreign program reads
+    assert back.time_control.stages[0].inc == 2500
+
+
+def test_the_tc5_count_is_one_byoyomi_period_for_other_programs():
+    data, back = _sgf_round_trip(timecontrol.parse("20m count 10s"))
+    root = _root(data)
+    assert root.get_raw("OT") == b"1x10 byo-yomi" and root.has_property("QZTC")
+    assert back.time_control.overtime.kind == "count"
+    # A plain control needs no property of ours; a foreign reader's view of the count:
+    data, _ = _sgf_round_trip(timecontrol.parse("60m byoyomi 3x60s"))
+    assert not _root(data).has_property("QZTC")
+    foreign = go_sgf.read(b"(;GM[1]FF[4]SZ[9]TM[1200]OT[1x10 byo-yomi];B[ee])")
+    assert tcspec.format(foreign.time_control) == "20m byoyomi 1x10s"
+    old = go_sgf.read(b"(;GM[1]FF[4]SZ[9]TM[1200]OT[10 count];B[ee])")  # older files
+    assert old.time_control.overtime.kind == "count"
+
+
+def test_a_go_game_under_delay_is_saved_when_it_ends(tmp_path):
+    with Sim() as sim:
+        clock = Clock(sim.link)
+        game = GoSession(clock, "5m delay 5s", size=9)
+        game.start()
+        game.resign("black")
+        path = game.save(str(tmp_path / "g.sgf"))
+    back = go_sgf.read(open(path, "rb").read())
+    assert tcspec.format(back.time_control) == "5m delay 5s" and back.result == "W+R"
