@@ -5,13 +5,20 @@ Pins come from ``pins.py``, generated from hardware/pinout.csv. The interface
 is the one ``boards/__init__.py`` describes and ``sim.py`` implements.
 
 Levers (the only input whose instant is charged)
-    Each lever pin has a hard IRQ on both edges. The handler reads
-    ``ticks_ms()`` and the pin level, then applies qizhong.lever's rule: the
-    first edge is the press, and edges within ``Lever.BOUNCE_MS`` of an
-    accepted edge are ignored. The rule runs on the raw ticks with
-    ``ticks_diff``, which is safe across wraparound. An accepted edge goes
-    into a ring of preallocated int lists as (kind, lever, raw ticks), and the
-    handler sets a ThreadSafeFlag. It allocates nothing.
+    Each lever has a PIO state machine (``lever_pio``, on PIO1) that waits for
+    its pin to change, raises its IRQ and counts microseconds in X until the
+    CPU acknowledges. The hard IRQ handler reads ``ticks_ms()``, puts 0, gets
+    the count, and dates the edge back by it. The PIO runs on while the CPU
+    has interrupts off, as rp2's flash driver does for an erase (45 ms
+    typical, 400 ms worst case) or a page program, so a press during a
+    journal commit is charged at its edge, not when the handler runs (#17).
+    Edges alternate (press, release), so the handler knows each one without
+    reading the pin. It then applies qizhong.lever's rule: the first edge is
+    the press, and edges within ``Lever.BOUNCE_MS`` of an accepted edge are
+    ignored. The rule runs on the raw ticks with ``ticks_diff``, which is safe
+    across wraparound. An accepted edge goes into a ring of preallocated int
+    lists as (kind, lever, raw ticks), and the handler sets the loop's wake
+    flag. It allocates nothing.
 
     The IRQ never calls ``Monotonic.now()``. That call is a read-modify-write
     of the loop's count, and an IRQ landing inside it would corrupt the count.
@@ -23,28 +30,29 @@ Levers (the only input whose instant is charged)
     reading. Later ones wait for the next pass, so no input is dated after the
     app's ``now``.
 
-    Limits: the handler uses the level it reads, so an edge that has bounced
-    back before the handler runs counts at the next edge (microseconds later).
-    A gap of more than half the tick period (2**29 ms, about 6.2 days) since a
-    lever's last accepted edge looks negative to ``ticks_diff`` and is taken as
-    long ago. If the loop falls ``RING - 1`` accepted edges behind, a further
-    edge is lost and counted in ``lost``. The debounce state still follows the
-    pin, so the next edge is right.
+    Limits: while the state machine counts one edge's age it does not watch
+    the pin, so a release during a long erase is stamped when the handler runs
+    (a release is never charged; a press is). A gap of more than half the tick
+    period (2**29 ms, about 6.2 days) since a lever's last accepted edge looks
+    negative to ``ticks_diff`` and is taken as long ago. If the loop falls
+    ``RING - 1`` accepted edges behind, a further edge is lost and counted in
+    ``lost``. The debounce state still follows the pin, so the next edge is
+    right. Unverified on silicon: the PIO program itself (the unix port's
+    fake ``rp2`` models it; docs/hardware-build.md, bring-up).
 
 Keys and tilt
-    These are polled in the loop every ``POLL_MS``. A new level counts once it
-    has held for ``KEY_MS`` (``TILT_MS`` for the ball switch). The input is
-    stamped when it is confirmed. Keys are not time-critical, and a knock is
-    charged at most ``TILT_MS + POLL_MS`` late.
+    A pin interrupt on either edge wakes the loop; the loop then polls every
+    ``POLL_MS`` until the level has held for ``KEY_MS`` (``TILT_MS`` for the
+    ball switch). The input is stamped when it is confirmed. Keys are not
+    time-critical, and a knock is charged at most ``TILT_MS + POLL_MS`` late.
 
 Waiting
-    ``wait(deadline)`` loops: poll, then ``asyncio.wait_for_ms`` on the flag,
-    for at most ``POLL_MS`` and never past the deadline. A lever edge or a
-    serial command wakes it at once. It returns on an input, at the deadline,
-    or after ``IDLE_MS`` when there is no deadline (so an idle face still
-    refreshes). A machine.Timer one-shot at the deadline would also work, but
-    the keys need polling anyway, so the loop wakes every ``POLL_MS``
-    regardless.
+    ``wait(deadline)`` sleeps in ``select.poll`` on the wake flag and the USB
+    input, until the deadline (``IDLE_MS`` without one, the battery's next
+    reading if sooner). Nothing polls while nothing changes: a running game
+    wakes the loop about once a second (the face's next whole second), ten
+    times a second under 20 s. It allocates nothing: the awaitable it
+    returns is asyncio's allocation-free ``sleep_ms(0)``.
 
 Voice
     ``machine.I2S`` in non-blocking mode: ``irq(callback)`` is set, so
@@ -65,7 +73,10 @@ Voice
 Displays
     Two SSD1309 panels, at 0x3C on I2C0 and I2C1, driven by ssd1306.py. The
     framebuffers are the drivers' own prefixed buffers, so a frame is one
-    ``writeto`` and nothing is allocated. At 400 kHz a frame takes about 23 ms,
+    ``writeto`` and nothing is allocated. The I2C time-out is set from the
+    frame and the bus rate (``i2c_timeout_us``: rp2's default, 50 ms, timed
+    out at 100 kHz), and a rate too slow for both frames within the refresh
+    period is refused at boot. At 400 kHz a frame takes about 23 ms,
     so ``show`` skips a frame identical to the last one it sent (re-sending
     every ``RESEND_MS`` anyway). A display that fails is retried every
     ``RETRY_MS`` and does not stop the clock.
@@ -77,23 +88,30 @@ Battery
 
 Serial
     USB CDC through usb.Serial, shared with sim.py: the framed protocol of
-    docs/protocol.md. A frame is written only when the CDC buffer takes it
-    at once, so a host that stops reading never stalls the clock. Ctrl-C
-    still interrupts, so mpremote can take over.
+    docs/protocol.md. ``wait`` takes at most ``Serial.BUDGET`` bytes per loop
+    turn, so a flood of input slows the clock's loop by one budget per turn,
+    never stops it (#12). A frame is written only when the CDC buffer takes
+    it at once, so a host that stops reading never stalls the clock; a reply
+    that does not fit waits, and no request is read meanwhile.
 
 Watchdog and journal (#8, docs/journal.md)
-    ``feed`` runs once per pass of the app's loop; the first call starts
-    ``machine.WDT`` (``WDT_MS``; it cannot be stopped again). A loop stuck
-    that long resets the Pico, and the journal in ``STATE_DIR`` (on the
-    littlefs root that holds the firmware) brings the clock back paused with
-    its last committed state, exactly as after a power cut. After Ctrl-C
-    (mpremote), main.py calls ``keep_alive``: a timer feeds the watchdog for
-    ``MAINT_MS`` so the REPL can be used, then lets it reset the clock.
+    ``feed`` runs once per pass of the app's loop, after the pass has done
+    its work, and from nowhere else (no timer, not the serial input); the
+    first call starts ``machine.WDT`` (``WDT_MS``; it cannot be stopped
+    again). A loop stuck or starved that long resets the Pico, and the
+    journal in ``STATE_DIR`` (on the littlefs root that holds the firmware)
+    brings the clock back paused with its last committed state, exactly as
+    after a power cut. After Ctrl-C (mpremote), main.py calls
+    ``keep_alive``: a timer feeds the watchdog for ``MAINT_MS`` so the REPL
+    can be used, then lets it reset the clock.
     A soft reset (Ctrl-D) stops that timer: the watchdog resets the clock
     ``WDT_MS`` later unless the host feeds it (docs/journal.md).
 """
 
 import asyncio
+import io
+import select
+import sys
 from os import urandom
 from time import ticks_add, ticks_diff, ticks_ms
 
@@ -120,6 +138,8 @@ TILT_MS = const(50)
 IDLE_MS = const(1000)
 
 I2C_HZ = const(400_000)
+FRAME_BITS = const((2 + 1024) * 9 + 2)  # address, 0x40, 1024 bytes: 9 clocks each; start, stop
+REFRESH_MS = const(100)  # the app's fastest refresh (App.REFRESH_MS): both frames must fit in it
 OLED_ADDR = const(0x3C)  # both panels; one per bus
 RESEND_MS = const(5000)
 RETRY_MS = const(3000)
@@ -143,6 +163,9 @@ LOW_MV = const(3500)
 OK_MV = const(3700)
 ADC_MV = const(3 * 3300)  # VSYS = 3 x ADC, full scale 3.3 V
 
+SM_LEVERS = (4, 5)  # PIO1's state machines 0 and 1 (rp2's machine.I2S takes PIO0)
+SM_HZ = const(4_000_000)  # a counting turn is 4 cycles: 1 us
+
 KEYS = (
     (pins.KEY_START, A.KEY_START),
     (pins.KEY_MENU, A.KEY_MENU),
@@ -151,6 +174,40 @@ KEYS = (
     (pins.KEY_OK, A.KEY_OK),
 )
 _TILT = const(5)  # index of the tilt switch in the polled inputs
+
+
+def frame_us(hz):
+    """How long one 1,025-byte frame takes on an I2C bus clocked at ``hz``."""
+    return FRAME_BITS * 1_000_000 // hz
+
+
+def i2c_timeout_us(hz):
+    """rp2's I2C time-out for a whole transfer (its default, 50 ms, is less
+    than a frame at 100 kHz): twice a frame, so a slow ACK still fits, but a
+    hung bus gives up within one refresh or two. Refuses a rate at which the
+    two displays' frames do not fit in the refresh period (#17)."""
+    if 2 * frame_us(hz) > REFRESH_MS * 1000:
+        raise ValueError(
+            "I2C_HZ %d: two frames take %d ms, more than the %d ms refresh"
+            % (hz, 2 * frame_us(hz) // 1000, REFRESH_MS)
+        )
+    return 2 * frame_us(hz)
+
+
+class Wake(io.IOBase):
+    """A flag an interrupt sets and ``select.poll`` waits on (as asyncio's
+    ThreadSafeFlag, which the loop cannot use without allocating)."""
+
+    def __init__(self):
+        self.state = 0
+
+    def ioctl(self, req, flags):
+        if req == 3:  # MP_STREAM_POLL
+            return self.state * flags
+        return -22  # EINVAL
+
+    def set(self):
+        self.state = 1
 
 
 def vsys_raw(mv):
@@ -173,6 +230,7 @@ class Board:
     NAME = "pico"
 
     def __init__(self, voice_dir=VOICE_DIR):
+        self._app = None
         self.left_side = 0
         self.low_battery = False
         self.live_display = True
@@ -188,8 +246,11 @@ class Board:
         self._mono = Monotonic(self._tick, ticks_diff)
         self._ref_ms = 0
         self._ref_raw = self._read
-        self._flag = asyncio.ThreadSafeFlag()
-        self._wake = False
+        self._flag = Wake()  # set by every interrupt that has news for the loop
+        self._sleep = select.poll()  # the loop sleeps here: the flag, or bytes from the host
+        self._sleep.register(self._flag, select.POLLIN)
+        self._sleep.register(sys.stdin, select.POLLIN)
+        self._stdin_on = True
 
         # Levers: IRQ state and the edge ring (the IRQ writes _w, the loop _r).
         self._levers = (
@@ -204,14 +265,29 @@ class Board:
         self._et = [self._read] * RING
         self._w = 0
         self._r = 0
-        trigger = Pin.IRQ_FALLING | Pin.IRQ_RISING
-        self._levers[0].irq(self._irq_left, trigger, hard=True)
-        self._levers[1].irq(self._irq_right, trigger, hard=True)
+        self._phase = [0, 0]  # each lever's state machine: 0 waits for a press, 1 a release
+        import rp2
 
-        # Keys and tilt: polled, debounced; their own ring, loop only.
+        from .pio import lever_pio
+
+        self._sm = (
+            rp2.StateMachine(SM_LEVERS[0], lever_pio, freq=SM_HZ, in_base=self._levers[0],
+                             jmp_pin=self._levers[0]),
+            rp2.StateMachine(SM_LEVERS[1], lever_pio, freq=SM_HZ, in_base=self._levers[1],
+                             jmp_pin=self._levers[1]),
+        )  # fmt: skip
+        self._sm[0].irq(self._irq_left, hard=True)
+        self._sm[1].irq(self._irq_right, hard=True)
+        self._sm[0].active(1)
+        self._sm[1].active(1)
+
+        # Keys and tilt: debounced by the loop, which their pin interrupts wake.
         self._polled = tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n, _ in KEYS) + (
             Pin(pins.TILT, Pin.IN, Pin.PULL_UP),
         )
+        self._wake_cb = self._irq_wake
+        for p in self._polled:
+            p.irq(self._wake_cb, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
         self._level = [self._polled[j].value() for j in range(_TILT + 1)]
         self._since = [-1] * (_TILT + 1)
         self._kind = [0] * INPUTS
@@ -221,9 +297,10 @@ class Board:
         self._n = 0
 
         # Displays: 0 the left one.
+        timeout = i2c_timeout_us(I2C_HZ)
         buses = (
-            I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=I2C_HZ),
-            I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=I2C_HZ),
+            I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=I2C_HZ, timeout=timeout),
+            I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=I2C_HZ, timeout=timeout),
         )
         self._oled = (SSD1306(buses[0], OLED_ADDR, True), SSD1306(buses[1], OLED_ADDR, True))
         self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)
@@ -275,7 +352,6 @@ class Board:
         self._battery()
 
         self._gain = 256  # voice volume, /256
-        self._app = None
         self._serial = Serial()
         self.board_id = "%02x" * 8 % tuple(unique_id())
         self.state_dir = STATE_DIR
@@ -296,39 +372,102 @@ class Board:
         self._ref_raw = self._read
         return ms
 
-    async def wait(self, deadline):
+    def wait(self, deadline):
+        """Sleep until ``deadline`` (-1: IDLE_MS), a lever edge, a key or tilt
+        change, or bytes from the host; take at most Serial.BUDGET of those
+        bytes. The CPU sleeps in ``select.poll`` (WFE), and polls every
+        POLL_MS only while a key, the tilt switch or a lever's bounce window
+        is settling. Returns an awaitable that only yields (asyncio.sleep_ms
+        is allocation-free), so the loop runs as a coroutine and allocates
+        nothing here (#17)."""
         now = self.now()
         limit = deadline if deadline >= 0 else now + IDLE_MS
+        b = self._battery_ms + BATTERY_MS
+        if b < limit:
+            limit = b
         while True:
+            self._flag.state = 0  # cleared before looking: an edge from here on wakes the poll
             self._poll(now)
-            if self._n or self._r != self._w or self._wake:
-                self._wake = False
-                return
+            if self._n or self._r != self._w:
+                break
+            got = self._serial.pump(self._app) if self._app is not None else 0
+            if got > 0:
+                break
             if now >= limit:
-                return
+                break
             dt = limit - now
-            try:
-                await asyncio.wait_for_ms(self._flag.wait(), POLL_MS if dt > POLL_MS else dt)
-            except asyncio.TimeoutError:
-                pass
+            if dt > POLL_MS and self._settling():
+                dt = POLL_MS
+            blocked = got < 0  # a reply waits for the host: its bytes cannot wake us
+            if blocked == self._stdin_on:
+                self._stdin_on = not blocked
+                self._sleep.modify(sys.stdin, 0 if blocked else select.POLLIN)
+            if blocked and dt > Serial.RETRY_MS:
+                dt = Serial.RETRY_MS
+            for _ in self._sleep.ipoll(dt):
+                break
             now = self.now()
+        return asyncio.sleep_ms(0)
+
+    def _settling(self):
+        """True while something needs polling: a key or the tilt switch
+        changing, a lever's pin not yet where its state is, the amplifier's
+        hold running out."""
+        for j in range(_TILT + 1):
+            if self._since[j] >= 0:
+                return True
+        for i in (0, 1):
+            if 1 - self._levers[i].value() != self._down[i]:
+                return True
+        return self._amp_off_due
+
+    def _irq_wake(self, _):
+        self._flag.set()
+
+    def rebase(self, d):
+        """The time origin moved ``d`` ms later (App.rebase): the count and
+        every ms the board keeps. Lever stamps are raw ticks, converted
+        against ``_ref_ms``, so they follow."""
+        state = disable_irq()
+        self._mono.rebase(d)
+        self._ref_ms -= d
+        enable_irq(state)
+        for j in range(_TILT + 1):
+            if self._since[j] >= 0:
+                self._since[j] = max(0, self._since[j] - d)
+        self._battery_ms -= d
+        for i in (0, 1):
+            self._sent_ms[i] -= d
+            self._retry_ms[i] -= d
+        for k in range(INPUTS):
+            self._t[k] -= d
 
     # -- levers (hard IRQ: allocates nothing) ---------------------------------------
 
-    def _irq_left(self, pin):
-        self._edge(0, pin)
+    def _irq_left(self, sm):
+        self._stamp(0)
 
-    def _irq_right(self, pin):
-        self._edge(1, pin)
+    def _irq_right(self, sm):
+        self._stamp(1)
 
-    def _edge(self, i, pin):
+    def _stamp(self, i):
+        # The state machine saw an edge and has counted its age since, in us:
+        # acknowledge, read the count, date the edge back by it.
         raw = self._ticks()
-        down = 1 - pin.value()  # pull-up: low is pressed
+        sm = self._sm[i]
+        sm.put(0)
+        age = sm.get()
+        down = 1 - self._phase[i]
+        self._phase[i] = down
+        self._edge(i, down, ticks_add(raw, -((age + 500) // 1000)))
+
+    def _edge(self, i, down, raw):
         if down == self._down[i]:
             return
         d = ticks_diff(raw, self._last[i])
         if 0 <= d < BOUNCE_MS:
             self._hid[i] = raw  # bounce of the edge just accepted (or a quick tap: _settle_lever)
+            self._flag.set()  # the loop settles it once the window has passed
             return
         self._accept(i, down, raw)
 
@@ -432,10 +571,15 @@ class Board:
             total += self._adc.read_u16()
         mv = (total // 8) * ADC_MV // 65535
         self.vsys_mv = mv
+        low = self.low_battery
         if mv < LOW_MV:
-            self.low_battery = True
+            low = True
         elif mv > OK_MV:
-            self.low_battery = False
+            low = False
+        if low != self.low_battery:
+            self.low_battery = low
+            if self._app is not None:
+                self._app.drawn = -1  # the mark goes on (or off) the displays now
 
     # -- buzzer and displays -------------------------------------------------------
 
@@ -554,12 +698,8 @@ class Board:
     # -- serial ------------------------------------------------------------------
 
     def start_serial(self, app):
+        """The loop's ``wait`` reads the host's bytes itself (Serial.pump)."""
         self._app = app
-        self._serial.start(app, self._wake_up)
-
-    def _wake_up(self):
-        self._wake = True  # a command may have moved the next deadline
-        self._flag.set()
 
     def write_n(self, buf, n):
         return self._serial.write_n(buf, n)

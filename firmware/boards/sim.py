@@ -7,7 +7,7 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
 
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
                   frame | quit | cut N
-  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX [TEXT...]
+  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX T [TEXT...]
                   | volume T V
 
 ``fb`` carries a display's pixels, then each text the firmware drew on it
@@ -72,7 +72,10 @@ class Board:
         self._ticks = 0  # the crystal's count in virtual time
         self.left_side = 0
         self.low_battery = False
-        self.live_display = not self.virtual and os.getenv("QIZHONG_DISPLAY") != "0"
+        # Displays draw themselves in real time (QIZHONG_DISPLAY=0: not), and in
+        # virtual time with QIZHONG_DISPLAY=live (each frame then goes out, stamped).
+        disp = os.getenv("QIZHONG_DISPLAY")
+        self.live_display = disp == "live" or (not self.virtual and disp != "0")
         self.stopped = False
         self.fb_buf = (bytearray(1024), bytearray(1024))
         self.fb = tuple(Frame(b) for b in self.fb_buf)
@@ -92,12 +95,14 @@ class Board:
         self._now = 0
         self._true = 0  # virtual time: the host's last "at"
         self._last_stamp = 0  # real time: the last input's stamp
+        self._base = 0  # board ms + _base = the host's ms (App.rebase moves the origin)
         self._want_frame = False
         self._app = None
         self._serial = Serial()
         port = int(os.getenv("QIZHONG_WORLD") or "0")
         self._sock = socket.socket()
         self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
+        self._sock.setsockopt(6, 1, 1)  # IPPROTO_TCP, TCP_NODELAY: a frame then "idle" go at once
         self._world = asyncio.StreamReader(self._sock)
         # Real time: a host that stops reading must not stop the clock. A line
         # that finds the socket full is dropped (and counted), never waited on.
@@ -154,12 +159,13 @@ class Board:
             d = lv.settle_at()
             if d >= 0 and (deadline < 0 or d < deadline):
                 deadline = d
+        d = deadline + self._base if deadline >= 0 else -1  # in the host's time
         if self._want_frame and self._app is not None:
             self._want_frame = False
             self._app.draw(self.now())
-            self._tell("idle %d %d" % (self._true if self.virtual else self.now(), deadline))
+            self._tell("idle %d %d" % (self._true if self.virtual else self.now() + self._base, d))
         elif self.virtual:
-            self._tell("idle %d %d" % (self._true, deadline))
+            self._tell("idle %d %d" % (self._true, d))
         if self.virtual:
             line = await self._world.readline()
         else:
@@ -261,6 +267,18 @@ class Board:
         self._last_stamp = now
         return now
 
+    def rebase(self, d):
+        """The time origin moved ``d`` ms later (App.rebase). The host keeps
+        its own time: what goes to it is reported in host time (``_base``)."""
+        self._mono.rebase(d)
+        self._last_stamp -= d
+        self._now -= d
+        self._base += d
+        for lv in self.levers:
+            lv.rebase(d)
+        for k in range(INPUTS):
+            self._t[k] -= d
+
     # -- inputs ------------------------------------------------------------------
 
     def _push(self, kind, arg, t):
@@ -291,19 +309,31 @@ class Board:
         self._sock.send((line + "\n").encode())
 
     def beep(self, on, t):
-        self._tell("beep %d %d" % (t, 1 if on else 0))
+        self._tell("beep %d %d" % (t + self._base, 1 if on else 0))
 
     def say(self, cue, t):
-        self._tell("cue %d %d" % (t, cue))
+        self._tell("cue %d %d" % (t + self._base, cue))
 
     def show(self, i):
-        self._tell(" ".join(["fb %d %s" % (i, self.fb_buf[i].hex())] + self.fb[i].texts))
+        self._tell(
+            " ".join(
+                ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)]
+                + self.fb[i].texts
+            )
+        )
 
     # -- serial ------------------------------------------------------------------
 
     def start_serial(self, app):
         self._app = app
-        self._serial.start(app)
+        self._serial.start(app, self._serial_done)
+
+    def _serial_done(self):
+        # A command changed the clock: draw it now, as the Pico's loop, woken
+        # by the command, would (the loop here may be waiting on the world).
+        app = self._app
+        if app is not None and self.live_display and app.drawn < 0:
+            app.draw(self.now())
 
     def write_n(self, buf, n):
         return self._serial.write_n(buf, n)
@@ -315,7 +345,7 @@ class Board:
         return "%08x" % (time.time_ns() & 0x7FFFFFFF)
 
     def set_volume(self, v):
-        self._tell("volume %d %d" % (self.now(), v))
+        self._tell("volume %d %d" % (self.now() + self._base, v))
 
     def set_trim(self, ppm):
         self._mono.skew_ppm = ppm

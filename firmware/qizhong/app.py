@@ -15,7 +15,8 @@ one reply each, and every event out with a sequence number; the last
 from . import VERSION, auth, tcspec
 from . import clock as C
 from . import proto as P
-from .face import Face
+from .face import TENTHS_MS, Face
+from .journal import Journal  # #12: loaded with the rest, before the heap fragments
 
 # Board input kinds.
 IN_LEVER_DOWN = 1
@@ -32,6 +33,7 @@ KEY_OK = 5
 KEY_NAMES = ("", "start", "menu", "plus", "minus", "ok")
 
 SIDE_NAMES = ("red", "black")
+SLOW_FACE = (tcspec.HOURGLASS, tcspec.DELAY)  # faces not simply counting down: refresh often
 
 # The app's own events, after the clock core's (clock.EV_*).
 EV_CONFIG = 17  # arg: 0 config, 1 override, 2 new game, 3 the setup menu
@@ -65,13 +67,16 @@ class App:
     BEEP_MS = 2000  # TC-8: the time-out buzzer sounds this long
     REFRESH_MS = 100  # display refresh while running (tenths under 20 s)
     SINCE_MAX = 64  # events replayed per "since": a burst the USB buffer and the loop can bear
+    REBASE_MS = 1 << 29  # #12: now this far from the origin (6.2 days): move the origin
+    KEEP_MS = 1 << 27  # to this far before now (37 h): older instants may go negative
 
     def __init__(self, board, tc):
         self.board = board
         self.clock = C.Clock(tc, board.left_side)
         self.faces = (Face(board.fb[0]), Face(board.fb[1]))
         self.beep_until = -1
-        self.drawn = -1  # when the displays were last drawn
+        self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
+        self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
         self.menu = MENU_OFF
         self.menu_i = 0  # index into MENU_PRESETS
         self.menu_tc = tc
@@ -84,6 +89,7 @@ class App:
         self.last_reply = b""
         self.change_body = ""  # the last change and its reply: retried after a query
         self.change_reply = b""
+        self.unsent = b""  # a reply the link could not take yet
         # #8: the arbiter's key and counter (persist: auth.save/load/on_change)
         self.auth = auth.Guard(board.board_id)
         self.volume = 10
@@ -97,17 +103,39 @@ class App:
         b = self.board
         restored = 0
         if b.state_dir:  # #8: come back from a power cut or a watchdog reset
-            from .journal import Journal
-
             self.journal = Journal(b.state_dir)
             restored = self.journal.start(self)
         self.note(EV_BOOT, -1, b.now(), restored)
         b.start_serial(self)
         while not b.stopped:
-            b.feed()  # the watchdog
             now = b.now()
+            if now >= self.REBASE_MS:  # #12: keep every time a small int, for any uptime
+                self.rebase(now - self.KEEP_MS)
+                now = b.now()
             self.step(now)
+            b.feed()  # the watchdog: only after a whole pass (a stuck or starved loop resets)
             await b.wait(self.deadline(now))
+
+    def rebase(self, d):
+        """Move the time origin ``d`` ms later, everywhere at once: the board's
+        count, the clock, the journal, the pairing step, the app's own
+        instants. MicroPython's small ints end at 2**30 on the Pico (12.4
+        days of ms); past that every sum allocates. So when ``now`` reaches
+        REBASE_MS (6.2 days) the loop moves the origin to KEEP_MS before now,
+        in any state: durations, and every side's time, are unchanged. The
+        host sees the clock's ms (event T, ``status t=``, ``time``) fall by
+        ``d`` (docs/protocol.md). -1 (none) stays -1."""
+        self.board.rebase(d)
+        self.clock.rebase(d)
+        self.auth.rebase(d)
+        if self.journal is not None:
+            self.journal.rebase(d)
+        if self.drawn >= 0:
+            self.drawn = max(0, self.drawn - d)
+        if self.redraw_at >= 0:
+            self.redraw_at = max(0, self.redraw_at - d)
+        if self.beep_until >= 0:
+            self.beep_until = max(0, self.beep_until - d)
 
     def step(self, now):
         """Apply inputs stamped up to ``now``, then fire the clock's events."""
@@ -126,7 +154,7 @@ class App:
         if 0 <= self.beep_until <= now:
             b.beep(False, self.beep_until)
             self.beep_until = -1
-        if b.live_display and (self.drawn < 0 or now - self.drawn >= self.REFRESH_MS):
+        if b.live_display and (self.drawn < 0 or 0 <= self.redraw_at <= now):
             self.draw(now)
 
     def deadline(self, now):
@@ -138,11 +166,26 @@ class App:
             d = p
         if self.journal is not None:
             d = self.journal.deadline(self, d)
-        if self.board.live_display and self.clock.state == C.RUNNING:
-            r = now + self.REFRESH_MS
-            if d < 0 or r < d:
+        if self.board.live_display:
+            r = now if self.drawn < 0 else self.redraw_at  # a change not yet drawn: now
+            if r >= 0 and (d < 0 or r < d):
                 d = r
         return d
+
+    def next_redraw(self, now):
+        """When the faces next change by themselves (-1: not until something
+        happens). The digits round down, so a running side's whole seconds
+        turn over at ``now + left % 1000 + 1``; under TENTHS_MS, in overtime,
+        in the hourglass (the other side's time grows) and under a delay (the
+        time stands still, then runs) every REFRESH_MS. Waking only then
+        keeps the loop quiet (#17)."""
+        c = self.clock
+        if self.menu or c.state != C.RUNNING or c.run < 0:
+            return -1
+        ms = c.left(c.run, now)
+        if ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE:
+            return now + self.REFRESH_MS
+        return now + ms % 1000 + 1
 
     def draw(self, now):
         b = self.board
@@ -150,6 +193,7 @@ class App:
         if self.menu:
             self.draw_menu()
             self.drawn = now
+            self.redraw_at = -1
             return
         if self.auth.pairing(now) and c.state == C.RUNNING:
             self.auth.cancel()  # #8: a game started meanwhile ends the pairing step
@@ -158,11 +202,13 @@ class App:
                 self.auth.draw(b.fb[i])
                 b.show(i)
             self.drawn = now
+            self.redraw_at = self.auth.deadline()  # the code goes off by itself
             return
         for i in (0, 1):  # display 0 is the left one
             self.faces[i].draw(c, c.side_of_lever(i), now, b.low_battery)
             b.show(i)
         self.drawn = now
+        self.redraw_at = self.next_redraw(now)
 
     # -- inputs ----------------------------------------------------------------
 
@@ -269,6 +315,8 @@ class App:
             if not kind:
                 break
             t = c.ev_t
+            if kind != C.EV_CUE:
+                self.drawn = -1  # #17: every change is drawn by the next pass, not the next refresh
             if kind == C.EV_CUE:
                 if not self.muted:
                     b.say(c.ev_arg, t)
@@ -298,9 +346,22 @@ class App:
                 out = self.request(self.dec.body())
             except Exception as e:  # a firmware bug: the host still gets its answer, the link lives
                 out = P.reply(0, "err internal %s" % type(e).__name__)
-            self.board.write(out)
+            self.reply(out)
         elif r < 0:
-            self.board.write(P.frame("r 0 err %s" % P.ERROR_CODES[r]))
+            self.reply(P.frame("r 0 err %s" % P.ERROR_CODES[r]))
+
+    def reply(self, frame):
+        """Send a reply, or keep it in ``unsent`` while the link is full (the
+        serial reader then reads no further request: every request gets its
+        reply, docs/protocol.md)."""
+        if not self.board.write(frame):
+            self.unsent = frame
+
+    def flush_reply(self):
+        """Try the reply that is waiting, if any; True when none waits now."""
+        if self.unsent and self.board.write(self.unsent):
+            self.unsent = b""
+        return not self.unsent
 
     def request(self, body):
         """One request body ``ID VERB ARGS``; returns the reply frame (bytes).

@@ -163,6 +163,15 @@ class Guard:
     def deadline(self):
         return self.until if self.code else -1
 
+    def rebase(self, d):
+        """The time origin moved ``d`` ms later (App.rebase)."""
+        if self.until >= 0:
+            self.until -= d
+        oks = self._oks
+        for i in range(len(oks)):
+            if oks[i] >= 0:
+                oks[i] = max(0, oks[i] - d)
+
     def cancel(self):
         self.code = ""
         self.until = -1

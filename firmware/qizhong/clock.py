@@ -144,6 +144,19 @@ class Clock:
 
     # -- time ------------------------------------------------------------------
 
+    def rebase(self, d):
+        """Move the time origin ``d`` ms later: every instant the clock keeps
+        goes down by ``d`` (the app's epoch change, #12: times stay small
+        ints for any uptime). Durations, and so every side's time, are
+        unchanged. -1 (none) stays -1."""
+        self.now -= d
+        self.t0 -= d
+        for i in (0, 1):
+            if self.down[i] >= 0:
+                self.down[i] -= d
+        for i in range(len(self._et)):
+            self._et[i] -= d
+
     def _sync(self, t):
         if t < self.now:
             self.late += 1

@@ -291,6 +291,10 @@ class Journal:
         if c.state == C.RUNNING and now - self.saved >= self.PERIOD_MS:
             self.save(app)
 
+    def rebase(self, d):
+        """The time origin moved ``d`` ms later (App.rebase)."""
+        self.saved -= d
+
     def deadline(self, app, d):
         """``d``, or the next periodic commit if that is sooner."""
         if app.clock.state != C.RUNNING:

@@ -49,6 +49,12 @@ class Lever:
             return NONE
         return self._accept(self.raw_t)
 
+    def rebase(self, d):
+        """The time origin moved ``d`` ms later (App.rebase)."""
+        self.last -= d
+        self.raw_t -= d
+        self.t -= d
+
     def _accept(self, t):
         self.down = self.raw
         self.last = t

@@ -36,3 +36,7 @@ class Monotonic:
             self._frac -= q * 1000000
         self._ms += d
         return self._ms
+
+    def rebase(self, d):
+        """Count from ``d`` ms later on (App.rebase): ``now`` drops by ``d``."""
+        self._ms -= d

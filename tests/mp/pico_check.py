@@ -30,18 +30,59 @@ ROOT = HERE + "/../.."
 VOICE = ROOT + "/firmware/assets/voice"
 
 FAKE_MACHINE = '''
-"""Fake machine module for tests/mp/pico_check.py (unix port only)."""
+"""Fake machine module for tests/mp/pico_check.py (unix port only).
 
-IRQ_OFF = [0]  # how often the board turned interrupts off
+Interrupts are modelled: ``interrupt(handler, arg)`` runs a handler at once,
+unless interrupts are off (``disable_irq``, as rp2's flash driver does for an
+erase or a program) or a handler is running; then it runs when they are on
+again. ``CLOCK[0]`` is the fake time in ms (the check's tick counter), and
+``RUNS`` records when each deferred handler ran.
+"""
+
+IRQ_OFF = [0]  # how often the board (or the fake flash) turned interrupts off
+MASKED = [0]  # nesting depth of disable_irq
+IN_IRQ = [0]
+PENDING = []  # (handler, arg) raised while masked
+RUNS = []  # the fake ms at which each deferred handler ran
+CLOCK = [0]
 
 
 def disable_irq():
     IRQ_OFF[0] += 1
+    MASKED[0] += 1
     return 7
 
 
 def enable_irq(state):
     assert state == 7
+    MASKED[0] -= 1
+    _drain()
+
+
+def interrupt(handler, arg):
+    if MASKED[0] or IN_IRQ[0]:
+        PENDING.append((handler, arg))
+        return
+    IN_IRQ[0] = 1
+    handler(arg)
+    IN_IRQ[0] = 0
+    _drain()
+
+
+def _drain():
+    while PENDING and not MASKED[0] and not IN_IRQ[0]:
+        handler, arg = PENDING.pop(0)
+        RUNS.append(CLOCK[0])
+        interrupt(handler, arg)
+
+
+class WDT:
+    def __init__(self, timeout=5000):
+        self.timeout = timeout
+        self.feeds = 0
+
+    def feed(self):
+        self.feeds += 1
 
 
 def unique_id():
@@ -59,6 +100,10 @@ def reset():
     for d in (PINS, I2CS, PWMS, I2SS, ADCS):
         d.clear()
     FAIL_I2C.clear()
+    del PENDING[:]
+    del RUNS[:]
+    MASKED[0] = 0
+    IN_IRQ[0] = 0
 
 
 class Pin:
@@ -105,6 +150,7 @@ class I2C:
         self.scl = scl
         self.sda = sda
         self.freq = freq
+        self.timeout = timeout
         self.writes = []  # (addr, bytes)
         self.record = True
         self.count = 0
@@ -198,6 +244,80 @@ class Timer:
 '''
 
 
+FAKE_RP2 = '''
+"""Fake rp2 module for tests/mp/pico_check.py: a model of boards/pico.py's
+lever_pio program. Each state machine waits for its pin to reach the level
+it wants (0: the press, then 1: the release), raises its IRQ through the
+fake machine (so masked interrupts delay the handler, not the count), and
+counts the edge's age in us until the CPU puts its acknowledgement; ``get``
+returns that age. ``pins_changed()`` runs every machine after a pin or the
+time moved. The program text itself only runs on a real RP2040."""
+
+import machine
+
+SMS = []
+
+
+def asm_pio(**kw):
+    def program(f):
+        return f
+
+    return program
+
+
+class StateMachine:
+    def __init__(self, id, prog=None, freq=0, in_base=None, jmp_pin=None, **kw):
+        self.id = id
+        self.prog = prog
+        self.freq = freq
+        self.pin = in_base
+        self.jmp_pin = jmp_pin
+        self.handler = None
+        self.hard = False
+        self.on = False
+        self.want = 0
+        self.since = -1  # fake ms of the edge being counted (-1: watching the pin)
+        self.age = -1
+        SMS.append(self)
+
+    def irq(self, handler=None, trigger=0, hard=False):
+        self.handler = handler
+        self.hard = hard
+
+    def active(self, v=None):
+        if v is not None:
+            self.on = bool(v)
+            self.step()
+        return self.on
+
+    def step(self):
+        if self.on and self.since < 0 and self.pin.value() == self.want:
+            self.since = machine.CLOCK[0]
+            machine.interrupt(self.handler, self)
+
+    def put(self, v):
+        assert self.since >= 0, "an acknowledgement with no edge counted"
+        self.age = (machine.CLOCK[0] - self.since) * 1000
+        self.since = -1
+        self.want = 1 - self.want
+
+    def get(self):
+        a = self.age
+        self.age = -1
+        self.step()  # the pin may already be at the next level: its IRQ follows this one
+        return a
+
+
+def pins_changed():
+    for sm in SMS:
+        sm.step()
+
+
+def reset():
+    del SMS[:]
+'''
+
+
 def install_fake():
     d = os.getenv("QIZHONG_FAKE_DIR") or "/tmp/qizhong-pico-fake"
     if len(sys.argv) > 1:
@@ -208,12 +328,15 @@ def install_fake():
         pass  # already there
     with open(d + "/machine.py", "w") as f:
         f.write(FAKE_MACHINE)
+    with open(d + "/rp2.py", "w") as f:
+        f.write(FAKE_RP2)
     sys.path.insert(0, d)
 
 
 install_fake()
 
 import machine  # noqa: E402  # the fake
+import rp2  # noqa: E402  # the fake
 from boards import pico, pins  # noqa: E402
 
 from qizhong import app as A  # noqa: E402
@@ -221,8 +344,9 @@ from qizhong import voice  # noqa: E402
 
 assert hasattr(machine, "PINS"), "the real machine module was imported, not the fake"
 
+DEBUG = os.getenv("QIZHONG_DEBUG") == "1"
 MASK = time.ticks_add(0, -1)  # the tick period - 1 on this port
-T = [0]  # the fake tick counter
+T = machine.CLOCK  # the fake tick counter, shared with the fake machine's interrupts
 
 
 def fake_ticks():
@@ -231,17 +355,21 @@ def fake_ticks():
 
 def make(t0=1000, ticks=fake_ticks):
     machine.reset()
+    rp2.reset()
     T[0] = t0
     pico.ticks_ms = ticks
     return pico.Board(VOICE)
 
 
+LEVER_PINS = (pins.LEVER_LEFT, pins.LEVER_RIGHT)
+
+
 def edge(lever, level, t):
     """Lever ``lever`` (0 left) goes to ``level`` (0 pressed) at fake tick ``t``."""
     T[0] = t
-    p = machine.PINS[(pins.LEVER_LEFT, pins.LEVER_RIGHT)[lever]]
+    p = machine.PINS[LEVER_PINS[lever]]
     p._v = level
-    p.handler(p)
+    rp2.pins_changed()
 
 
 def at(b, t):
@@ -284,13 +412,17 @@ DOWN, UP = A.IN_LEVER_DOWN, A.IN_LEVER_UP
 def check_pins_configured():
     make()
     both = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
-    for n in (pins.LEVER_LEFT, pins.LEVER_RIGHT):
+    for k, n in enumerate((pins.LEVER_LEFT, pins.LEVER_RIGHT)):
         p = machine.PINS[n]
         assert p.pull == machine.Pin.PULL_UP, n
-        assert p.trigger == both and p.hard and p.handler, (n, p.trigger, p.hard)
-    for n in (pins.KEY_START, pins.KEY_MENU, pins.KEY_PLUS, pins.KEY_MINUS, pins.KEY_OK):
-        assert machine.PINS[n].pull == machine.Pin.PULL_UP, n
-    assert machine.PINS[pins.TILT].pull == machine.Pin.PULL_UP
+        sm = rp2.SMS[k]  # #17: the lever's edges are timed by a PIO state machine
+        assert sm.id == pico.SM_LEVERS[k] and sm.pin is p and sm.jmp_pin is p, (n, sm.id)
+        assert sm.on and sm.hard and sm.handler and sm.freq == pico.SM_HZ, n
+    assert len(set(pico.SM_LEVERS)) == 2 and min(pico.SM_LEVERS) >= 4, "PIO1: I2S has PIO0"
+    for n in (pins.KEY_START, pins.KEY_MENU, pins.KEY_PLUS, pins.KEY_MINUS, pins.KEY_OK, pins.TILT):
+        p = machine.PINS[n]
+        assert p.pull == machine.Pin.PULL_UP, n
+        assert p.trigger == both and p.handler, "a key's or the tilt's change wakes the loop"
     i2s = machine.I2SS[0]
     kw = i2s.kw
     assert kw["sck"].id == pins.I2S_BCLK and kw["ws"].id == pins.I2S_LRCLK, kw
@@ -394,17 +526,17 @@ def check_irq_allocates_nothing():
         try:
             T[0] = t
             p._v = 0
-            p.handler(p)  # accepted
+            rp2.pins_changed()  # accepted
             T[0] = t + 3
             p._v = 1
-            p.handler(p)  # bounce
+            rp2.pins_changed()  # bounce
             q._v = 0
-            q.handler(q)  # the other lever, accepted
+            rp2.pins_changed()  # the other lever, accepted
             T[0] = t + 50
-            p.handler(p)  # released (the level the bounce left)
-            p.handler(p)  # the same level again: nothing
+            rp2.pins_changed()  # the same levels again: nothing
+            b._poll(b.now())  # the release the bounce window hid, settled
             q._v = 1
-            q.handler(q)  # released
+            rp2.pins_changed()  # released
             b.now()
             n = 0
             while b.pop_input():
@@ -414,6 +546,22 @@ def check_irq_allocates_nothing():
         micropython.heap_unlock()
         results.append(n)
     assert results[1] == 4, "allocation (-1) or wrong edges: %r" % results
+
+
+def check_rebase_keeps_stamps():
+    # #12: App.rebase moves the origin; an edge stamped before it, still in
+    # the ring, comes out at the same instant of the new time frame.
+    b = make(1000)
+    at(b, 1000 + 5000)
+    edge(0, 0, 1000 + 5100)
+    key = machine.PINS[pins.KEY_MENU]
+    key._v = 0
+    b._poll(5100)
+    b.rebase(4000)
+    assert at(b, 1000 + 5200) == 1200
+    b._poll(1130)
+    got = pops(b)
+    assert got == [(DOWN, 0, 1100), (A.IN_KEY, A.KEY_MENU, 1130)], got
 
 
 def check_lever_idle_beyond_half_period():
@@ -556,6 +704,7 @@ def check_driver_writevto_and_no_allocation():
 
 def check_missing_display_retried():
     machine.reset()
+    rp2.reset()
     machine.FAIL_I2C.add(1)
     T[0] = 0
     pico.ticks_ms = fake_ticks
@@ -647,32 +796,265 @@ def check_amp_off_after_hold():
 
 
 def check_wait_wakes_on_lever_and_deadline():
-    import asyncio
+    # Real time: the loop sleeps in select.poll; a lever edge from another
+    # thread (an interrupt, as far as the loop can tell) wakes it at once.
+    import _thread
 
     b = make(ticks=time.ticks_ms)
 
-    async def press_later():
-        await asyncio.sleep_ms(30)
+    def press_later():
+        time.sleep_ms(30)
         p = machine.PINS[pins.LEVER_LEFT]
         p._v = 0
-        p.handler(p)
+        T[0] = time.ticks_ms()
+        rp2.pins_changed()
 
-    async def main():
-        t0 = b.now()
-        presser = asyncio.create_task(press_later())
-        await b.wait(-1)
-        await presser
-        woke = b.now() - t0
-        kinds = pops(b)
-        t1 = b.now()
-        await b.wait(t1 + 40)
-        slept = b.now() - t1
-        return woke, kinds, slept
-
-    woke, kinds, slept = asyncio.run(main())
+    t0 = b.now()
+    _thread.start_new_thread(press_later, ())
+    b.wait(t0 + 2000)
+    woke = b.now() - t0
+    kinds = pops(b)
+    t1 = b.now()
+    b.wait(t1 + 40)
+    slept = b.now() - t1
     assert 25 <= woke < 200, woke
     assert len(kinds) == 1 and kinds[0][0] == DOWN and 25 <= kinds[0][2] < 200, kinds
     assert 40 <= slept < 150, slept
+
+
+def check_i2c_timeout_from_frame_and_rate():
+    # #17: rp2 gives a transfer 50 ms by default; a frame at 100 kHz takes 92 ms.
+    make()
+    for bus in (0, 1):
+        i2c = machine.I2CS[bus]
+        assert i2c.freq == pico.I2C_HZ
+        assert i2c.timeout == pico.i2c_timeout_us(pico.I2C_HZ), i2c.timeout
+        assert i2c.timeout > pico.frame_us(pico.I2C_HZ) > 22000, i2c.timeout
+    assert pico.frame_us(100_000) > 50_000, "the default time-out cannot carry a frame"
+    for hz in (100_000, 150_000):
+        try:
+            pico.i2c_timeout_us(hz)
+            refused = False
+        except ValueError as e:
+            refused = "refresh" in str(e)
+        assert refused, "I2C_HZ %d carries two frames in 100 ms?" % hz
+    assert pico.i2c_timeout_us(1_000_000) < pico.i2c_timeout_us(400_000)
+
+
+class MaskingFlash:
+    """A flash chip as rp2's driver drives it: interrupts off for each erase
+    (``ERASE_MS`` of fake time) and page program (``PROG_MS``). ``during`` runs
+    once, ``AT_MS`` into the next erase, with interrupts still off."""
+
+    ERASE_MS = 45  # a typical 4 KB sector erase (worst case 400)
+    PROG_MS = 1
+    AT_MS = 5
+
+    def __init__(self):
+        from boards import flashfile
+
+        self.chip = flashfile.Flash(None, blocks=32)
+        self.during = None
+        self.erases = []  # fake ms of each erase's start
+
+    def readblocks(self, n, buf, off=0):
+        return self.chip.readblocks(n, buf, off)
+
+    def writeblocks(self, n, buf, off=None):
+        st = machine.disable_irq()
+        T[0] += self.PROG_MS
+        r = self.chip.writeblocks(n, buf, off) if off is not None else self.chip.writeblocks(n, buf)
+        machine.enable_irq(st)
+        return r
+
+    def ioctl(self, op, arg):
+        if op == 6:  # erase a block
+            st = machine.disable_irq()
+            self.erases.append(T[0])
+            hook = self.during
+            self.during = None
+            if hook is not None:
+                T[0] += self.AT_MS
+                hook()
+                T[0] += self.ERASE_MS - self.AT_MS
+            else:
+                T[0] += self.ERASE_MS
+            r = self.chip.ioctl(op, arg)
+            machine.enable_irq(st)
+            return r
+        return self.chip.ioctl(op, arg)
+
+
+def check_press_during_a_flash_erase_charged_at_its_edge():
+    # #17: red presses; the journal commits, and littlefs erases a block with
+    # interrupts off; black's press comes 5 ms into that erase. The handler
+    # runs 40 ms late, but the press is charged at its edge.
+    import vfs
+    from boards import flashfile
+
+    from qizhong import tcspec
+    from qizhong.app import App
+    from qizhong.journal import Journal
+
+    flash = MaskingFlash()
+    vfs.VfsLfs2.mkfs(flash, readsize=flashfile.PROG, progsize=flashfile.PROG, lookahead=256)
+    fs = vfs.VfsLfs2(flash, readsize=flashfile.PROG, progsize=flashfile.PROG, lookahead=256)
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")  # the events' frames go nowhere
+    app = App(b, tcspec.parse("5m+3s"))
+    app.journal = Journal("/state", fs)
+    app.journal.start(app)
+    app.step(at(b, 0))
+    app.on_key(A.KEY_START, b.now())
+    app.step(at(b, 10))
+    stamps = []
+
+    def black_presses():
+        t = T[0]
+        edge(1, 0, t)
+        stamps.append(t)
+
+    t = 100
+    lever = 0
+    for _ in range(400):  # play until a commit erases
+        edge(lever, 0, t)
+        flash.during = black_presses if lever == 0 else None
+        app.step(at(b, t + 1))  # the press, its commit (and maybe an erase)
+        if stamps:
+            break
+        edge(lever, 1, t + 80)
+        app.step(at(b, t + 81))
+        lever = 1 - lever
+        t += 300
+    assert stamps, "no commit erased a block: %r" % flash.erases
+    edge_t = stamps[0]
+    assert machine.RUNS and machine.RUNS[0] >= edge_t + 40, ("not masked?", machine.RUNS)
+    after = T[0] + 2
+    c = app.clock
+    red_before = c.left(0, edge_t)
+    app.step(at(b, after))
+    assert c.run == 0 and c.sides[1].moves >= 1, "black's press was not taken"
+    assert c.left(0, edge_t) == red_before, "red's clock starts at black's edge"
+    used = c.left(0, edge_t) - c.left(0, after)
+    assert used == after - edge_t, ("charged late", used, after - edge_t)
+    assert machine.MASKED[0] == 0
+
+
+class SleepInFakeTime:
+    """select.poll for the loop check: a sleep of dt moves the fake time by dt."""
+
+    def ipoll(self, dt):
+        if dt > 0:
+            T[0] += dt
+        return ()
+
+    def modify(self, obj, flags):
+        pass
+
+
+class Flood:
+    """USB input with no end: a byte is always waiting (a host flooding the port)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def readinto(self, buf):
+        buf[0] = 0x61  # "a": outside any frame, dropped by the decoder
+        self.n += 1
+        if self.n > 100000:
+            raise RuntimeError("the loop never stopped reading")
+        return 1
+
+
+def check_a_serial_flood_cannot_starve_the_loop():
+    # #12: each pass takes at most Serial.BUDGET bytes, then runs (levers,
+    # time, displays) and feeds the watchdog; a press during the flood is
+    # charged at its edge.
+    from boards.usb import Serial
+
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")
+    flood = Flood()
+    b._serial._in = flood
+    b._serial._can_read = lambda: True
+    b._sleep = SleepInFakeTime()
+    app = App(b, tcspec.parse("3m"))
+    b.start_serial(app)
+    app.on_key(A.KEY_START, 0)
+    passes = 0
+    for k in range(200):
+        T[0] += 1  # a pass with 256 bytes takes a while
+        if k == 100:
+            edge(0, 0, T[0])  # red presses, mid-flood
+            pressed = T[0]
+        now = b.now()
+        app.step(now)
+        b.feed()
+        b.wait(app.deadline(now))
+        passes += 1
+    assert flood.n == passes * Serial.BUDGET, (flood.n, passes)
+    assert b._wdt.feeds == passes
+    c = app.clock
+    assert c.run == 1 and c.sides[0].moves == 1, "the press was lost in the flood"
+    assert c.left(0, T[0]) == 180000 - pressed, "charged late"
+
+
+def check_running_loop_allocates_nothing():
+    # #17: the app's loop on the Pico board (step, feed, wait with its polls,
+    # the faces drawn and sent) plays a game under micropython.heap_lock.
+    import gc
+
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")  # the events' frames go nowhere
+    b._sleep = SleepInFakeTime()
+    app = App(b, tcspec.parse("3m+2s"))
+    b.start_serial(app)
+    app.on_key(A.KEY_START, 0)
+    machine.I2CS[0].record = False
+    machine.I2CS[1].record = False
+
+    def play(moves):
+        lever = 0
+        passes = 0
+        next_press = T[0] + 7000
+        end = T[0] + moves * 7000
+        while T[0] < end:
+            now = b.now()
+            app.step(now)
+            b.feed()
+            b.wait(app.deadline(now))
+            passes += 1
+            if T[0] >= next_press:
+                edge(lever, 0, next_press)
+                edge(lever, 1, next_press + 60)
+                lever = 1 - lever
+                next_press += 7000
+        return passes
+
+    play(6)  # warm up: the watchdog, the caches, the first frames
+    gc.collect()
+    before = gc.mem_alloc()
+    micropython.heap_lock()
+    try:
+        passes = play(40)
+        err = None
+    except MemoryError as e:
+        err = e
+    micropython.heap_unlock()
+    if err is not None and DEBUG:
+        sys.print_exception(err)
+    grew = gc.mem_alloc() - before
+    assert err is None and grew == 0, ("allocated", err, grew)
+    moves = app.clock.sides[0].moves + app.clock.sides[1].moves
+    assert moves >= 40 and app.clock.state == 1, (moves, app.clock.state)
+    assert passes < 40 * 7 * 3, passes  # a few wakes per second, not a 10 ms poll
+    assert b._wdt.feeds >= passes
 
 
 def check_voice_volume():
@@ -708,6 +1090,7 @@ CHECKS = [
     check_both_levers_in_order,
     check_ticks_wraparound,
     check_irq_allocates_nothing,
+    check_rebase_keeps_stamps,
     check_lever_idle_beyond_half_period,
     check_full_ring_drops_and_recovers,
     check_keys_debounced,
@@ -722,6 +1105,10 @@ CHECKS = [
     check_cues_queue_in_order_and_skip_missing,
     check_amp_off_after_hold,
     check_wait_wakes_on_lever_and_deadline,
+    check_i2c_timeout_from_frame_and_rate,
+    check_press_during_a_flash_erase_charged_at_its_edge,
+    check_running_loop_allocates_nothing,
+    check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,
     check_board_identity,
 ]
@@ -739,7 +1126,7 @@ def _batch(b, p, call, accept, n):
             T[0] = t
             p._v = 1 - p._v
             if call:
-                p.handler(p)
+                rp2.pins_changed()
         spent += time.ticks_diff(time.ticks_us(), s)
         b.now()
         pops(b)
@@ -754,7 +1141,7 @@ def irq_cost(n=16000):
     for accept in (True, False):
         T[0] += 1000
         p._v = 1 - p._v
-        p.handler(p)  # an accepted edge, so the bounce batch stays in its window
+        rp2.pins_changed()  # an accepted edge, so the bounce batch stays in its window
         base = _batch(b, p, False, accept, n)
         out.append((_batch(b, p, True, accept, n) - base) / n)
     return out

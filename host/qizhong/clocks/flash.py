@@ -30,7 +30,7 @@ from qizhong.sim.simulator import micropython_path, repo_root
 
 PICO_FS_BYTES = 1408 * 1024  # rp2 RPI_PICO: MICROPY_HW_FLASH_STORAGE_BYTES
 FS_BLOCK = 4096  # LittleFS block on the rp2 port (the flash's erase sector)
-PICO_HEAP_BYTES = 190 * 1024  # the GC heap a plain Pico reports, about (not yet measured here)
+PICO_HEAP_BYTES = 245_888  # the GC heap of MicroPython 1.28's rp2 RPI_PICO, as measured (#17)
 HEAP_SHARE = 2  # the firmware at rest may use at most 1/HEAP_SHARE of the heap
 ARCH = "armv6m"  # the RP2040's Cortex-M0+
 
@@ -166,7 +166,7 @@ def check_budget(bundle: Bundle) -> list[str]:
 
 
 # The heap probe runs on the unix port with the bundle first on sys.path. A
-# minimal stand-in for `machine` lets boards.pico import and build its Board;
+# minimal stand-in for `machine` and `rp2` lets boards.pico import and build its Board;
 # it is written beside the probe, never into the bundle.
 _FAKE_MACHINE = """
 class Pin:
@@ -175,7 +175,7 @@ class Pin:
     def value(self, v=None): return self.v if v is None else None
     def irq(self, handler=None, trigger=0, hard=False): pass
 class I2C:
-    def __init__(self, n, scl=None, sda=None, freq=0): pass
+    def __init__(self, n, scl=None, sda=None, freq=0, timeout=50000): pass
     def writeto(self, addr, buf, stop=True): return len(buf)
     def writevto(self, addr, vector, stop=True): return 1
 class PWM:
@@ -192,6 +192,15 @@ class ADC:
 def disable_irq(): return 0
 def enable_irq(state): pass
 def unique_id(): return b"\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08"
+"""
+
+_FAKE_RP2 = """
+def asm_pio(**kw):
+    return lambda f: f
+class StateMachine:
+    def __init__(self, n, prog=None, **kw): pass
+    def irq(self, handler=None, trigger=0, hard=False): pass
+    def active(self, v=None): return 1
 """
 
 _PROBE = """
@@ -230,6 +239,8 @@ def heap(bundle_dir: str, work_dir: str, heapsize: str = "256k") -> Heap:
     os.makedirs(fake, exist_ok=True)
     with open(os.path.join(fake, "machine.py"), "w", encoding="utf-8") as f:
         f.write(_FAKE_MACHINE)
+    with open(os.path.join(fake, "rp2.py"), "w", encoding="utf-8") as f:
+        f.write(_FAKE_RP2)
     probe = os.path.join(work_dir, "probe.py")
     voice = os.path.join(os.path.abspath(bundle_dir), VOICE)
     with open(probe, "w", encoding="utf-8") as f:

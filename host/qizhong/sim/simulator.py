@@ -66,6 +66,7 @@ class Sim:
         open_link: bool = True,
         display: bool = True,
         flash: str | None = None,
+        live_display: bool = False,
     ) -> None:
         """``firmware``: a folder with main.py (default: the repository's);
         ``options``: interpreter options such as ``("-X", "heapsize=64k")``;
@@ -74,7 +75,10 @@ class Sim:
         takes it back); ``display``: False stops a real-time board drawing
         its displays by itself (for many clocks at once); ``flash``: a
         littlefs image file (created if missing) for the power-loss journal
-        (#8, docs/journal.md): then ``power_cut`` and ``cut_after`` work."""
+        (#8, docs/journal.md): then ``power_cut`` and ``cut_after`` work;
+        ``live_display``: the displays draw themselves in virtual time too;
+        then, and in real time, every frame is kept in ``frame_log`` as
+        (t, display, bytes)."""
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
@@ -84,6 +88,8 @@ class Sim:
         self.frames: dict[int, bytes] = {}
         # The texts the firmware drew on each display since its last fill, as (x, y, text).
         self.texts: dict[int, list[tuple[int, int, str]]] = {}
+        self.live_display = live_display
+        self.frame_log: list[tuple[int, int, bytes]] = []
         self.now = 0
         self.deadline = -1
         self._releases: list[tuple[int, int]] = []
@@ -102,7 +108,7 @@ class Sim:
         env["QIZHONG_TIME"] = "virtual" if virtual else "real"
         env["QIZHONG_SKEW_PPM"] = str(skew_ppm)
         env["QIZHONG_ID"] = board_id
-        env["QIZHONG_DISPLAY"] = "1" if display else "0"
+        env["QIZHONG_DISPLAY"] = "live" if live_display else "1" if display else "0"
         if flash:
             env["QIZHONG_FLASH"] = flash
         self.flash = flash
@@ -280,7 +286,9 @@ class Sim:
         elif words[0] == "fb":
             i = int(words[1])
             self.frames[i] = bytes.fromhex(words[2])
-            self.texts[i] = [_text(w) for w in words[3:]]
+            self.texts[i] = [_text(w) for w in words[4:]]
+            if len(words) > 3 and (self.live_display or not self.virtual):
+                self.frame_log.append((int(words[3]), i, self.frames[i]))
         elif words[0] == "volume":
             self.volumes.append((int(words[1]), int(words[2])))
         else:
