@@ -346,7 +346,7 @@ def test_a_console_killed_between_any_two_actions_resumes_without_touching_the_c
     out = tmp_path / "k.pgn"
     script = [
         ("start", None), ("炮二平五", 0), ("马8进7", 1), ("claim black", None),
-        ("penalty red -30s slow", None), ("save", None), ("马二进三", 0),
+        ("confirm", None), ("penalty red -30s slow", None), ("save", None), ("马二进三", 0),
         ("foul red phone", None), ("offer red", None), ("车9平8", None), ("undo", None),
         ("车9平8", 1), ("moves", None),
     ]  # fmt: skip

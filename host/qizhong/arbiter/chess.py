@@ -53,7 +53,7 @@ from qizhong.clocks.link import Event
 from qizhong.core.timecontrol import FISCHER, Stage, TimeControl
 from qizhong.records import chess_pgn
 from qizhong.rules import chess
-from qizhong.timecontrol import fmt_clock, spec_of
+from qizhong.timecontrol import MAX_MS, fmt_clock, spec_of
 
 __all__ = ["ChessSession"]
 
@@ -523,6 +523,10 @@ class ChessSession(GameSession):
         side = self.side(who)
         if ms == 0:
             raise ArbiterError("adjust by a number of seconds, not 0")
+        have = self.clock.status().left[side]
+        if have + ms > MAX_MS:  # the clock's faces and events stop at 100 hours
+            raise ArbiterError("%s has %s: %+d s is over 100h, the most a clock holds"
+                               % (self.name(side), fmt_clock(have), ms // 1000))  # fmt: skip
         self._note("the arbiter: %s %+d s%s" % (self.name(side), ms // 1000,
                                                 ": " + why if why else ""))  # fmt: skip
         self._clock_call(lambda: self.clock.penalty(side, ms))

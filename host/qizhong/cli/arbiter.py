@@ -17,6 +17,7 @@ import codecs
 import datetime
 import os
 import selectors
+import signal
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, cast
@@ -227,6 +228,14 @@ class Console:
         if self.on_end is not None:
             self.on_end()
         if self.out:
+            text = self.session.record_text()
+            try:
+                with open(self.out, encoding="utf-8") as f:
+                    kept = f.read() == text
+            except (OSError, ValueError):
+                kept = False
+            if not kept:  # the folder went away, the disk filled: shown here, not lost
+                return ["?  the record is not in %s; here it is:" % self.out, *text.splitlines()]
             return ["   record written to %s" % self.out]
         return []
 
@@ -388,6 +397,8 @@ class Console:
             ms = round(float(args[1]) * 1000)
         except (ValueError, OverflowError):  # not a number, nan, inf, 1e400
             raise _error("adjust SIDE SECONDS: %r is not a number" % args[1]) from None
+        if not abs(ms) <= 360000000:  # no time a clock holds (100 h at most)
+            raise _error("adjust SIDE SECONDS: %r is not a time a clock holds" % args[1])
         return self._lines(s.adjust(args[0], ms, " ".join(args[2:])))
 
     def _board(self, args: list[str]) -> list[str]:
@@ -464,11 +475,14 @@ def run_terminal(console: Console, stdin: IO[str], stdout: IO[str]) -> int:
     for line in console.poll():
         print(line, file=stdout)
     if not stdin.isatty():
-        for line in stdin:
-            for out in console.handle(line):
-                print(out, file=stdout)
-            if console.done:
-                break
+        try:
+            for line in stdin:
+                for out in console.handle(line):
+                    print(out, file=stdout)
+                if console.done:
+                    break
+        except KeyboardInterrupt:  # Ctrl-C (or SIGTERM, SIGHUP): leave as at the end of input
+            pass
         for out in console.close():
             print(out, file=stdout)
         return 0
@@ -778,7 +792,16 @@ def cmd_arbiter(
         if isinstance(session, XiangqiSession) and session.rounds_limit:
             print("   at most %d rounds a day at this control (XQ-R27)" % session.rounds_limit,
                   file=stdout)  # fmt: skip
-        return run_terminal(console, stdin, stdout)
+
+        def stop(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt  # as Ctrl-C: the console ends as at the end of its input
+
+        old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        try:
+            return run_terminal(console, stdin, stdout)
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -793,7 +816,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--game", choices=["xiangqi", "go", "chess"], default="xiangqi")
     s.add_argument("--port", help="serial device (default: $QIZHONG_PORT, or the one Pico)")
-    s.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a reply")
+    s.add_argument(
+        "--timeout", type=cli_clock._timeout, default=2.0, help="seconds to wait for a reply"
+    )
     s.add_argument("--spec", help="time control (default xq-rapid, go-byoyomi, chess rapid)")
     s.add_argument(
         "--left",

@@ -82,6 +82,10 @@ def _game(args: argparse.Namespace, c: Clock) -> tuple[str, tcs.TimeControl]:
 
 def _side_of(args: argparse.Namespace, c: Clock, name: str) -> int:
     game, _ = _game(args, c)
+    return _side_in(args, game, name)
+
+
+def _side_in(args: argparse.Namespace, game: str, name: str) -> int:
     try:
         return side_index(name, game)
     except ValueError as e:
@@ -191,7 +195,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     with _clock(args) as c:
         if args.levers:
             c.game = args.game or tcs.game_of(tc)
-            left = side_index(args.levers, c.game)  # checked before anything changes
+            left = _side_in(args, c.game, args.levers)  # checked before anything changes
         c.configure(tcs.spec_of(tc), override=args.override)
         if args.levers:
             c.levers(left, override=args.override)
@@ -236,6 +240,10 @@ def cmd_penalty(args: argparse.Namespace) -> int:
         side = _side_of(args, c, args.side)
         names = GAMES[c.game or "xiangqi"]
         st = c.status()
+        if st.left[side] + delta > tcs.MAX_MS:  # the clock's faces and events stop at 100h
+            have, more = tcs.fmt_clock(st.left[side]), tcs.fmt_ms(delta)
+            raise ValueError("%s has %s: %s more is over 100h, the most a clock holds"
+                             % (names[side], have, more))  # fmt: skip
         if st.state in ("running", "paused", "knocked") and st.left[side] + delta <= 0:
             name, have = names[side], tcs.fmt_clock(st.left[side])
             _confirm(args, "%s has %s: taking %s flags %s and ends the game"
@@ -258,6 +266,9 @@ def cmd_set(args: argparse.Namespace) -> int:
                 raise ValueError("--periods: %s has no byo-yomi periods" % tcs.spec_of(tc))
             if args.periods > ot.count:
                 raise ValueError("--periods: %s has at most %d" % (tcs.spec_of(tc), ot.count))
+        if ms == 0 and tc.overtime is None and c.status().state in ("running", "paused", "knocked"):
+            name = GAMES[game][side]  # no overtime to go on in: a flag, as a penalty's (TC-8)
+            _confirm(args, "%s at 0 flags %s and ends the game" % (name, name))
         c.set(side, ms, args.moves, args.periods)
         print("set: %s" % _times(c, side, GAMES[game]))
     return 0
@@ -389,6 +400,13 @@ def calibrate(
     rtt = max(stamps[i + 1] - stamps[i] for i in range(0, len(stamps) - 1, 2))
     measured = stamps[-1] - stamps[0]
     unc = -(-(rtt + READ_MS) * 1000000 // max(measured, 1))  # rounded up
+    if unc > CALIBRATE_PPM:  # a round trip grew during the measurement (a busy host)
+        need = -(-(rtt + READ_MS) * 1000000 // CALIBRATE_PPM // 1000)
+        raise NotDone(
+            "the clock runs %+d ppm, but only within ±%d ppm, not %d: a round trip took %d ms "
+            "while measuring. The trim is set to it; measure again on a quieter host, or "
+            "with --seconds %d or more" % (trim, unc, CALIBRATE_PPM, rtt, max(need, MIN_SECONDS))
+        )
     say("the clock runs %+d ppm (within ±%d ppm); trim set" % (trim, unc))
     return trim, unc
 
@@ -432,10 +450,27 @@ def _timeout(text: str) -> float:
     return v
 
 
+def _interval(text: str) -> float:
+    v = float(text)
+    if not 0 <= v <= 3600:  # nan and inf too
+        raise argparse.ArgumentTypeError("seconds 0 (as fast as the clock answers) to 3600")
+    return v
+
+
 def _count(text: str) -> int:
     v = int(text)
     if v < 0:
         raise argparse.ArgumentTypeError("0 or more")
+    return v
+
+
+MAX_MOVES = 9999  # more than any game; the journal keeps 16 bits (docs/journal.md)
+
+
+def _moves(text: str) -> int:
+    v = int(text)
+    if not 0 <= v <= MAX_MOVES:
+        raise argparse.ArgumentTypeError("0 or more, at most %d" % MAX_MOVES)
     return v
 
 
@@ -532,8 +567,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _game_opt(s)
     s.add_argument("side", help=SIDE_HELP)
     s.add_argument("time", help="main time: 5m, 1h30m, or a bare number of ms (at most 100h)")
-    s.add_argument("--moves", type=_count, help="moves made")
+    s.add_argument("--moves", type=_moves, help="moves made (0..%d)" % MAX_MOVES)
     s.add_argument("--periods", type=_count, help="byo-yomi periods left (TC-6)")
+    _yes(s)
+    s._negative_number_matcher = re.compile(r"^-\d[\dhms]*$")  # type: ignore[attr-defined]
     s.set_defaults(func=cmd_set)
 
     s = sub.add_parser("levers", help="whose lever is the left one (EQ-1)")
@@ -571,7 +608,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _common(s)
     _game_opt(s)
     s.add_argument("--watch", action="store_true", help="live, updating in place")
-    s.add_argument("--interval", type=float, default=0.2, help="seconds between refreshes")
+    s.add_argument("--interval", type=_interval, default=0.2, help="seconds between refreshes")
     s.add_argument("--count", type=_count, default=0, help="stop after N refreshes (0: never)")
     s.set_defaults(func=cmd_status)
 

@@ -85,6 +85,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
                 print("ERROR %s" % e)
                 failed += 1
                 continue
+            except (OSError, UnicodeDecodeError) as e:  # a typo in a name, a binary file
+                print("ERROR %s: %s" % (path, getattr(e, "strerror", None) or e))
+                failed += 1
+                continue
             if res.ok:
                 print("ok    %s (%d expectations)" % (path, res.checked))
             else:
@@ -96,6 +100,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
         return 1 if failed else 0
     if _parse_spec(args.spec) is None:
         return 2
+    if args.headless:
+        from qizhong.sim.headless import listen_address
+
+        listen_address(args.listen)  # bad input (exit 2) before the firmware starts
     if not args.headless:
         from qizhong.sim import term
 

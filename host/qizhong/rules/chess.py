@@ -195,7 +195,8 @@ class Board(chess.Board):
             except ValueError:
                 pass  # e.g. "b1c3" is no legal move, but could be read as SAN below
         t = _ANNOTATION_RE.sub("", t) or t
-        t = t.replace("0-0-0", "O-O-O").replace("0-0", "O-O").replace("o-o", "O-O")
+        t = t.replace("0-0-0", "O-O-O").replace("0-0", "O-O").replace("o-o-o", "O-O-O")
+        t = t.replace("o-o", "O-O")
         if t[0] in _PAWN_FIGURES:
             t = t[1:]
         if t and t[0] in _FIGURE_IN:
@@ -213,7 +214,10 @@ class Board(chess.Board):
                 p = _ENGLISH[letters.index(p.upper())]
             t = t[: m.start()] + m.group(1) + "=" + p
         try:
-            return self.parse_san(t)
+            move = self.parse_san(t)
+            if not move:  # python-chess reads "--", "Z0", "0000", "@@@@" as a null move
+                raise ValueError("a null move")
+            return move
         except chess.AmbiguousMoveError:
             raise ChessError("%r is ambiguous here: say which piece (%s)" % (
                 text, " or ".join(self._candidates(t, lang)))) from None  # fmt: skip

@@ -59,6 +59,15 @@ def default_state() -> str:
     return os.path.join(os.path.expanduser("~"), ".cache", "qizhong", "sim.json")
 
 
+def listen_address(text: str) -> tuple[str, int]:
+    """``--listen HOST:PORT`` (HOST defaults to 127.0.0.1, PORT 0 to a free
+    one); ValueError for anything else, before anything starts."""
+    host, _, port = text.rpartition(":")
+    if not (port or "0").isdigit() or int(port or 0) > 65535:
+        raise ValueError("--listen is HOST:PORT, a port 0..65535, e.g. 127.0.0.1:0; not %r" % text)
+    return host or "127.0.0.1", int(port or 0)
+
+
 class Headless:
     """One real-time simulated clock with a control port. ``loop()`` runs it."""
 
@@ -68,7 +77,7 @@ class Headless:
         """``board_id``: the id the clock gives in ``hello`` (many sims in one
         hall need one each, as Picos have their flash ids)."""
         tc = tcs.parse(spec)  # a bad spec fails here, before anything starts
-        host, _, port = listen.rpartition(":")
+        host, port = listen_address(listen)
         self.sim = Sim(virtual=False, open_link=False, display=False, board_id=board_id)
         try:
             self.sim.link.open()
@@ -76,7 +85,7 @@ class Headless:
             self.sim.link.close()  # the pty is the user's now
             self.ctl = socket.socket()
             self.ctl.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            self.ctl.bind((host or "127.0.0.1", int(port or 0)))
+            self.ctl.bind((host, port))
             self.ctl.listen(8)
         except BaseException:
             self.sim.close()
@@ -89,6 +98,7 @@ class Headless:
         self._due: list[tuple[float, str, int]] = []
         self._waiting: dict[int, socket.socket] = {}  # `press ... up`: answered once it is up
         self._frame_for: list[socket.socket] = []  # who waits for the next picture
+        self._asking: dict[socket.socket, bytes] = {}  # control connections mid-line
         self.stopping = False
         self.lines_in = 0  # world lines read from the board
 
@@ -114,6 +124,8 @@ class Headless:
                     self._read_world()
                 elif key.data == "ctl":
                     self._accept()
+                elif key.data == "ask":
+                    self._read_request(key.fileobj)  # type: ignore[arg-type]
             now = time.monotonic()
             while self._due and self._due[0][0] <= now:
                 _, line, waiter = heapq.heappop(self._due)
@@ -149,15 +161,28 @@ class Headless:
         self.sim.world.sendall((line + "\n").encode())
 
     def _accept(self) -> None:
+        # The request line is read as it comes, in this loop: a client that
+        # connects and says nothing (nc, a port scan) never holds up the
+        # board's lines or a lever that is due to come up.
         conn, _ = self.ctl.accept()
-        conn.settimeout(2.0)
+        conn.setblocking(False)
+        self._asking[conn] = b""
+        self.sel.register(conn, selectors.EVENT_READ, "ask")
+
+    def _read_request(self, conn: socket.socket) -> None:
         try:
-            line = b""
-            while not line.endswith(b"\n") and len(line) < 256:
-                part = conn.recv(256)
-                if not part:
-                    break
-                line += part
+            part = conn.recv(256)
+        except BlockingIOError:
+            return
+        except OSError:
+            part = b""
+        line = self._asking[conn] + part
+        if part and not line.endswith(b"\n") and len(line) < 256:
+            self._asking[conn] = line  # more to come
+            return
+        self.sel.unregister(conn)
+        del self._asking[conn]
+        try:
             reply = self._control(line.decode(errors="replace").split(), conn)
         except (OSError, ValueError) as e:
             reply = "err %s" % e
@@ -167,6 +192,7 @@ class Headless:
     @staticmethod
     def _reply(conn: socket.socket, text: str) -> None:
         try:
+            conn.settimeout(2.0)
             conn.sendall(text.encode())
         except OSError:
             pass
@@ -206,7 +232,7 @@ class Headless:
         return "err unknown request %r (press, tilt, key, frame, info, stop)" % " ".join(words)
 
     def close(self) -> None:
-        for conn in [*self._frame_for, *self._waiting.values()]:
+        for conn in [*self._frame_for, *self._waiting.values(), *self._asking]:
             conn.close()
         self.sel.close()
         self.ctl.close()
@@ -301,9 +327,17 @@ def main_control(op: str, args: list[str], world: str | None, state: str | None)
     if op == "png":
         from qizhong.sim import png
 
+        path = args[0]  # bad input before the simulator is asked (exit 2, no traceback)
+        folder = os.path.dirname(os.path.abspath(path)) if path else ""
+        if not path or os.path.isdir(path) or not os.path.isdir(folder):
+            raise ValueError("cannot write a PNG to %r: not a file in an existing folder" % path)
         words = request(addr, "frame").split()
-        with open(args[0], "wb") as f:
-            f.write(png.side_by_side(bytes.fromhex(words[1]), bytes.fromhex(words[2]), scale=4))
+        picture = png.side_by_side(bytes.fromhex(words[1]), bytes.fromhex(words[2]), scale=4)
+        try:
+            with open(path, "wb") as f:
+                f.write(picture)
+        except OSError as e:
+            raise ValueError("cannot write %s: %s" % (path, e.strerror or e)) from None
         print("both displays in %s" % args[0])
         return 0
     if op == "port":
