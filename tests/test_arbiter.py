@@ -2,7 +2,7 @@
 """The Xiangqi arbiter session (host/qizhong/arbiter/xiangqi.py) against the simulated clock.
 
 Every test drives the real firmware over its pty: moves entered as they are
-made, levers pressed in virtual time, and the rules of RULES.md §3 applied
+made, levers pressed in virtual time, and the rules of docs/rules.md applied
 with the clock's own times and sent back to it.
 """
 

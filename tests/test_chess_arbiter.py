@@ -4,7 +4,7 @@
 The real firmware runs in virtual time; moves are entered as they are made and
 the levers pressed at exact times, so every clock time below is computed by
 hand from the thinks and the increment, never read back from the code under
-test. Each test names the rule (RULES.md §6) and the FIDE Law's article.
+test. Each test names the rule (docs/rules.md) and the FIDE Law's article.
 """
 
 import os

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Go rules engine (RULES.md §5): moves, captures, ko and superko, scoring."""
+"""The Go rules engine (docs/rules.md): moves, captures, ko and superko, scoring."""
 
 from __future__ import annotations
 

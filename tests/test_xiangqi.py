@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Xiangqi rules engine: moves, notation (RULES.md §4, NT) and results (§3, XQ).
+"""The Xiangqi rules engine: moves, notation (docs/rules.md, NT) and results (§3, XQ).
 
 Legal moves come from pyffish; where a test needs an independent opinion it asks
 pyffish directly (FEN after moves, WXF, checks, insufficient material).

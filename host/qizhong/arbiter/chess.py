@@ -13,7 +13,7 @@
     open("game.pgn", "w").write(game.pgn())
 
 Sides are the clock's: 0 White (moves first), 1 Black. docs/chess.md is the
-manual; the rules are RULES.md §6 (CH-1..CH-6) with the Laws' articles:
+manual; the rules are docs/rules.md (CH-1..CH-6) with the Laws' articles:
 
 - CH-1 (7.5.1, 7.5.3-7.5.5; A.3, B.3): a completed illegal move, or a press
   of the clock with no move (with ``strict``, a press no move was entered
@@ -100,7 +100,7 @@ def _side(color: pychess.Color) -> int:
 
 
 class ChessSession(GameSession):
-    """A chess game under the FIDE Laws (RULES.md §6) on the clock.
+    """A chess game under the FIDE Laws (docs/rules.md) on the clock.
 
     ``spec``: the time control (``rapid``, ``blitz``, ``fide``, ``armageddon``
     or a spec); ``left``: whose lever is the left one (EQ-1; the arbiter

@@ -51,7 +51,7 @@ def _color(side: int) -> go.Color:
 
 
 class GoSession(GameSession):
-    """A Go game under the Chinese rules (RULES.md §5) with the clock's overtime.
+    """A Go game under the Chinese rules (docs/rules.md) with the clock's overtime.
 
     ``size`` 9, 13 or 19; ``komi`` in points (7.5 = 3¾ 子, GO-7); ``left``:
     whose lever is the left one (EQ-1). ``black``, ``white``, ``date`` and

@@ -1,20 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The arbiter's game session: one clock, one record, the rules between them.
-
-This module is what every game kind shares; ``qizhong.arbiter.xiangqi`` and
-``qizhong.arbiter.go`` add their rules.
-
-    from qizhong import Clock
-    from qizhong.arbiter.xiangqi import XiangqiSession
-
-    clock = Clock("/dev/ttyACM0")
-    game = XiangqiSession(clock, "xq-rapid", red="吕钦", black="许银川")
-    game.start()                      # Red's clock runs
-    game.move("炮二平五")             # entered as Red makes it ...
-    for note in game.poll(1.0):       # ... and paired with Red's press
-        print(note)
-    game.claim_natural_limit("black")  # XQ-R20: checked on this record (XQ-R24)
-    print(game.pgn())
+"""What every game session shares: one clock, one record, the rules between them.
 
 A session binds a ``Clock`` (the driver) to a rules engine's record. The
 arbiter enters each move as it is made; the clock's press that ends it is
@@ -22,26 +7,22 @@ paired with it, and gives the move its time used and the mover's time left
 (the press event's own times, from the lever interrupt). Everything the rules
 make of the clock is applied with the clock's times and sent back to it:
 penalties, the knock bonus (EQ-5), a restored turn after a press without a
-move (XQ-R19), and at the end ``finish`` with the result, which the displays
-show (WIN / LOSS / DRAW).
+move, and at the end ``finish`` with the result, which the displays show
+(WIN / LOSS / DRAW).
 
 ``keep(path)`` keeps the record in a file from then on, whole after every
 change (``qizhong.records.files``); the console also journals the session
 (``qizhong.arbiter.journal``) so that a stopped console resumes the game.
 
-Sides are ints as on the clock: 0 moves first (Red; Black in Go), 1 second.
-Every action returns the ``Notice`` list it caused (rulings, the end, and
-whatever the clock reported meanwhile); ``poll`` returns the notices of clock
-events as they come. A refused action raises ``ArbiterError`` and changes
-nothing.
+Sides are ints as on the clock: 0 moves first (Red, Black in Go, White in
+chess), 1 second. Every action returns the ``Notice`` list it caused
+(rulings, the end, and whatever the clock reported meanwhile); ``poll``
+returns the notices of clock events as they come. A refused action raises
+``ArbiterError`` and changes nothing.
 
-Xiangqi (RULES.md §3) here: XQ-R15 (results), R16 (draws: agreement, a true
-natural-move-limit claim, a flag against no mating material, repetition on a
-claim), R17 (two fouls lose), R18 (draw-offer count), R19 (a press without a
-move), R20 (false natural-move-limit claims), R22/R23 (drawn knock-outs),
-R24 (claims decided on this record), R25 (phones), R27 (rounds a day), with
-EQ-2, EQ-3, EQ-5 and TC-9 from the clock. The Go session is
-``qizhong.arbiter.go.GoSession``.
+The games: ``qizhong.arbiter.xiangqi.XiangqiSession`` (its docstring shows a
+whole session), ``qizhong.arbiter.go.GoSession`` and
+``qizhong.arbiter.chess.ChessSession``.
 """
 
 from __future__ import annotations

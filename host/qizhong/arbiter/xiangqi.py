@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The arbiter's game session: one clock, one record, the rules between them.
+"""The Xiangqi session: a game under the rapid-play rules, bound to one clock.
 
     from qizhong import Clock
     from qizhong.arbiter.xiangqi import XiangqiSession
@@ -14,28 +14,17 @@
     game.confirm()                    # ... the engine proposes, the arbiter rules
     print(game.pgn())
 
-A session binds a ``Clock`` (the driver) to a rules engine's record. The
-arbiter enters each move as it is made; the clock's press that ends it is
-paired with it, and gives the move its time used and the mover's time left
-(the press event's own times, from the lever interrupt). Everything the rules
-make of the clock is applied with the clock's times and sent back to it:
-penalties, the knock bonus (EQ-5), a restored turn after a press without a
-move (XQ-R19), and at the end ``finish`` with the result, which the displays
-show (WIN / LOSS / DRAW).
+What a session is, how moves pair with presses and what actions return:
+``qizhong.arbiter.session``. Side 0 is Red.
 
-Sides are ints as on the clock: 0 moves first (Red; Black in Go), 1 second.
-Every action returns the ``Notice`` list it caused (rulings, the end, and
-whatever the clock reported meanwhile); ``poll`` returns the notices of clock
-events as they come. A refused action raises ``ArbiterError`` and changes
-nothing.
-
-Xiangqi (RULES.md §3) here: XQ-R15 (results), R16 (draws: agreement, a true
+The rules here (docs/rules.md): XQ-R15 (results), R16 (draws: agreement, a true
 natural-move-limit claim, a flag against no mating material, repetition on a
 claim), R17 (two fouls lose), R18 (draw-offer count), R19 (a press without a
 move), R20 (false natural-move-limit claims), R22/R23 (drawn knock-outs),
 R24 (claims decided on this record), R25 (phones), R27 (rounds a day), with
-EQ-2, EQ-3, EQ-5 and TC-9 from the clock. The Go session is
-``qizhong.arbiter.go.GoSession``.
+EQ-2, EQ-3, EQ-5 and TC-9 from the clock. Repetition rulings are
+proposals with their reasons (``qizhong.rules.xiangqi_repetition``,
+docs/repetition.md) that the arbiter confirms or overrules.
 """
 
 from __future__ import annotations
@@ -120,7 +109,7 @@ class _Applied:
 
 
 class XiangqiSession(GameSession):
-    r"""A Xiangqi game under the rapid-play rules (RULES.md §3).
+    r"""A Xiangqi game under the rapid-play rules (docs/rules.md).
 
     ``spec``: the time control (a preset or a spec); ``left``: whose lever is
     the left one (EQ-1); ``fen``: a starting position; ``knockout``: a

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Chess under the FIDE Laws (RULES.md §6), on python-chess.
+"""Chess under the FIDE Laws (docs/rules.md), on python-chess.
 
     >>> from qizhong.rules import chess
     >>> board = chess.Board()

@@ -13,7 +13,7 @@
 
 The shape is python-chess's: a ``Board`` with ``push``, ``pop``, ``legal_moves``,
 ``is_game_over`` and ``outcome()``; small value types ``Point`` and ``Move``;
-enums for colours, termination and the reason a move is refused. Rules (RULES.md):
+enums for colours, termination and the reason a move is refused. Rules (docs/rules.md):
 
 - GO-1: boards of 9, 13 and 19; Black first; one stone a turn; passing allowed.
 - GO-2: a stone takes the opponent's chains left without liberties, before

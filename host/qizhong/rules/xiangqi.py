@@ -26,7 +26,7 @@ Squares are ints ``rank * 9 + file``: file 0-8 is a-i from Red's left, rank 0-9
 from Red's back rank, as in ICCS (``h2e2``). pyffish writes ranks 1-10
 (``h3e3``); ``Move.uci()`` and ``Move.from_uci()`` speak that.
 
-Notation (RULES.md §4, NT): ``notation(move, style)`` writes
+Notation (docs/rules.md, NT): ``notation(move, style)`` writes
 
 - ``"chinese"`` (the default): 记谱, ``炮二平五`` / ``马8进7``; Red's files and
   counts in Chinese numerals, Black's in digits. Two like pieces on one file are
@@ -52,7 +52,7 @@ letters B/N/G/M, and ICCS as ``h2e2``, ``H2-E2`` or ``h2-e2``. Every move it
 returns is legal; text that fits no legal move, or more than one, is refused
 with a ``NotationError`` that says which.
 
-Results (RULES.md §3): ``outcome()`` ends the game on checkmate and on
+Results (docs/rules.md): ``outcome()`` ends the game on checkmate and on
 stalemate (困毙, a loss: XQ-R15), and on the third occurrence of a position:
 perpetual check (长将) loses (XQ-R15), a perpetual chase as Fairy-Stockfish
 judges it under the AXF rules loses, anything else is a draw (不变作和, XQ-R16).
@@ -1230,7 +1230,7 @@ def drawn_knockout_winner(red_fouls: int, black_fouls: int,
                           black_time_compensation: bool = False) -> Color | None:  # fmt: skip
     """Who goes through when a single-game knock-out is drawn (XQ-R22, XQ-R23).
 
-    XQ-R22 (**Interpretation** in RULES.md): the side with more fouls on record
+    XQ-R22 (**Interpretation** in docs/rules.md): the side with more fouls on record
     loses; equal fouls leave the draw. Then XQ-R23: in a game where Black had
     time compensation (TC-4), the draw goes to Red. Returns ``None`` for a draw
     that stands. Fouls are applied first: this module's reading, since R22 rules
