@@ -104,3 +104,31 @@ def test_a_server_killed_mid_game_comes_back_with_the_same_games(server, browser
     browser.refresh()
     until(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#moves li")) == 3)
     until(browser, lambda: "moves 2·1" in text_of(browser, "#board-2"))
+
+
+def test_the_board_page_draws_a_chess_position(server, browser):
+    """#16: moves entered on the board page (SAN or UCI), drawn by python-chess's
+    SVG, listed in SAN with each move's clock time."""
+    server.post("/api/boards/1/players", {"game": "chess"})
+    server.post("/api/boards/1/start", {"side": "white"})
+    browser.get(server.url + "/board/1")
+    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "login").click()
+    until(browser, lambda: browser.find_element(By.ID, "controls").is_displayed())
+    box = browser.find_element(By.ID, "move-text")
+    for text, lever in (("e2e4", "left"), ("c5", "right")):
+        box.send_keys(text)
+        browser.find_element(By.ID, "move").click()
+        until(browser, lambda: box.get_attribute("value") == "")
+        sims.press(server.sim(1), lever, 40, wait_up=True)
+    until(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#moves li")) == 2)
+    until(browser, lambda: ":" in text_of(browser, "#moves li:nth-child(2)"))
+    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#moves li")]
+    assert items[0].startswith("e4 ") and items[1].startswith("c5 ")  # SAN, with a time
+    drawn = browser.find_element(By.CSS_SELECTOR, "#position .chess")
+    assert drawn.get_attribute("data-fen").startswith("rnbqkbnr/pp1ppppp/8/2p5/4P3/")
+    assert drawn.find_elements(By.CSS_SELECTOR, "svg")  # python-chess's picture
+    browser.find_element(By.ID, "move-text").send_keys("Ke2e4")
+    browser.find_element(By.ID, "move").click()
+    until(browser, lambda: "move: " in text_of(browser, "#act-error"))  # refused, and why
+    assert server.get("/api/boards/1")["played_moves"] == ["e4", "c5"]
