@@ -131,4 +131,10 @@ def test_the_board_page_draws_a_chess_position(server, browser):
     browser.find_element(By.ID, "move-text").send_keys("Ke2e4")
     browser.find_element(By.ID, "move").click()
     until(browser, lambda: "move: " in text_of(browser, "#act-error"))  # refused, and why
+    # The players' form shows the board's game: saving names keeps it chess.
+    assert Select(browser.find_element(By.ID, "game")).first_selected_option.text == "chess"
+    browser.find_element(By.ID, "p0").send_keys("Polgar")
+    browser.find_element(By.ID, "players").click()
+    until(browser, lambda: server.get("/api/boards/1")["players"][0] == "Polgar")
+    assert server.get("/api/boards/1")["game"] == "chess"
     assert server.get("/api/boards/1")["played_moves"] == ["e4", "c5"]
