@@ -121,13 +121,21 @@ def test_the_board_page_draws_a_chess_position(server, browser):
         browser.find_element(By.ID, "move").click()
         until(browser, lambda: box.get_attribute("value") == "")
         sims.press(server.sim(1), lever, 40, wait_up=True)
-    until(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#moves li")) == 2)
-    until(browser, lambda: ":" in text_of(browser, "#moves li:nth-child(2)"))
-    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#moves li")]
+    # Read in one script: the page redraws the list and the picture on every event.
+    shown = (
+        "const c = document.querySelector('#position .chess');"
+        "return [[...document.querySelectorAll('#moves li')].map(li => li.textContent),"
+        " c ? c.dataset.fen : '', c ? c.querySelectorAll('svg').length : 0];"
+    )
+    until(
+        browser,
+        lambda: (lambda s: len(s[0]) == 2 and all(":" in t for t in s[0]))(
+            browser.execute_script(shown)
+        ),
+    )
+    items, fen, svgs = browser.execute_script(shown)
     assert items[0].startswith("e4 ") and items[1].startswith("c5 ")  # SAN, with a time
-    drawn = browser.find_element(By.CSS_SELECTOR, "#position .chess")
-    assert drawn.get_attribute("data-fen").startswith("rnbqkbnr/pp1ppppp/8/2p5/4P3/")
-    assert drawn.find_elements(By.CSS_SELECTOR, "svg")  # python-chess's picture
+    assert fen.startswith("rnbqkbnr/pp1ppppp/8/2p5/4P3/") and svgs  # python-chess's picture
     browser.find_element(By.ID, "move-text").send_keys("Ke2e4")
     browser.find_element(By.ID, "move").click()
     until(browser, lambda: "move: " in text_of(browser, "#act-error"))  # refused, and why
