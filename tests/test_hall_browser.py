@@ -104,3 +104,45 @@ def test_a_server_killed_mid_game_comes_back_with_the_same_games(server, browser
     browser.refresh()
     until(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#moves li")) == 3)
     until(browser, lambda: "moves 2·1" in text_of(browser, "#board-2"))
+
+
+def test_the_board_page_draws_a_chess_position(server, browser):
+    """#16: moves entered on the board page (SAN or UCI), drawn by python-chess's
+    SVG, listed in SAN with each move's clock time."""
+    server.post("/api/boards/1/players", {"game": "chess"})
+    server.post("/api/boards/1/start", {"side": "white"})
+    browser.get(server.url + "/board/1")
+    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "login").click()
+    until(browser, lambda: browser.find_element(By.ID, "controls").is_displayed())
+    box = browser.find_element(By.ID, "move-text")
+    for text, lever in (("e2e4", "left"), ("c5", "right")):
+        box.send_keys(text)
+        browser.find_element(By.ID, "move").click()
+        until(browser, lambda: box.get_attribute("value") == "")
+        sims.press(server.sim(1), lever, 40, wait_up=True)
+    # Read in one script: the page redraws the list and the picture on every event.
+    shown = (
+        "const c = document.querySelector('#position .chess');"
+        "return [[...document.querySelectorAll('#moves li')].map(li => li.textContent),"
+        " c ? c.dataset.fen : '', c ? c.querySelectorAll('svg').length : 0];"
+    )
+    until(
+        browser,
+        lambda: (lambda s: len(s[0]) == 2 and all(":" in t for t in s[0]))(
+            browser.execute_script(shown)
+        ),
+    )
+    items, fen, svgs = browser.execute_script(shown)
+    assert items[0].startswith("e4 ") and items[1].startswith("c5 ")  # SAN, with a time
+    assert fen.startswith("rnbqkbnr/pp1ppppp/8/2p5/4P3/") and svgs  # python-chess's picture
+    browser.find_element(By.ID, "move-text").send_keys("Ke2e4")
+    browser.find_element(By.ID, "move").click()
+    until(browser, lambda: "move: " in text_of(browser, "#act-error"))  # refused, and why
+    # The players' form shows the board's game: saving names keeps it chess.
+    assert Select(browser.find_element(By.ID, "game")).first_selected_option.text == "chess"
+    browser.find_element(By.ID, "p0").send_keys("Polgar")
+    browser.find_element(By.ID, "players").click()
+    until(browser, lambda: server.get("/api/boards/1")["players"][0] == "Polgar")
+    assert server.get("/api/boards/1")["game"] == "chess"
+    assert server.get("/api/boards/1")["played_moves"] == ["e4", "c5"]

@@ -214,3 +214,66 @@ def test_qizhong_commands_on_a_served_clock_go_through_the_server(server):
     assert refused.returncode != 0 and "QIZHONG_ARBITER_PASSWORD" in refused.stderr
     assert server.get("/api/boards/1")["state"] == "running"
     assert [a["verb"] for a in server.get("/api/actions")] == ["request"]
+
+
+def test_a_chess_board_moves_live_pgn_and_restart(server):
+    """#16 on the hall server: a chess board's moves checked by qizhong.rules.chess,
+    paired with the clock's presses (CH-1: each move's time is its press's), its PGN
+    read back by python-chess with the same moves and [%clk] times, kept across a
+    SIGKILL of the server."""
+    import chess
+
+    from qizhong.records import chess_pgn
+
+    ws = server.socket()
+    server.boards_up(ws)
+    # A control with a delay tells its game: loading it makes board 2 a chess board.
+    server.post("/api/boards/2/config", {"spec": "5m delay 2s"})
+    assert server.get("/api/boards/2")["game"] == "chess"
+    server.post("/api/boards/2/players", {"first": "Anderssen", "second": "Kieseritzky"})
+    server.post("/api/boards/2/start", {"side": "white"})
+    for text, lever in (("e4", "left"), ("e7e5", "right"), ("Nf3", "left")):  # SAN or UCI
+        server.post("/api/boards/2/move", {"text": text})
+        sims.press(server.sim(2), lever, 40, wait_up=True)
+        server.wait(ws, is_event("press", 2))
+    # An illegal move (and a Xiangqi one) is refused; nothing is kept.
+    assert server.status_of("/api/boards/2/move", {"text": "Ke3"}, PASSWORD) == 400
+    assert server.status_of("/api/boards/2/move", {"text": "炮二平五"}, PASSWORD) == 400
+    detail = server.get("/api/boards/2")
+    assert detail["played_moves"] == ["e4", "e5", "Nf3"]  # kept as SAN
+    assert detail["position"]["kind"] == "chess" and "<svg" in detail["position"]["svg"]
+    assert detail["position"]["fen"].startswith("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/")
+    assert detail["record"] == "/boards/2.pgn"
+    presses = [p["left"] for p in detail["presses"]]
+    with urllib.request.urlopen(server.url + "/live.pgn", timeout=10) as r:
+        live = r.read().decode()
+    assert live.count("[Event ") == 2  # board 1's Xiangqi game and board 2's chess game
+    with urllib.request.urlopen(server.url + "/live.pgn?game=chess", timeout=10) as r:
+        only = chess_pgn.read(r.read().decode())
+    assert only.headers["Board"] == "2" and only.headers["TimeControl"] == "?"
+    assert only.headers["ClockSpec"]  # a delay PGN cannot say: the clock's own spec
+    assert [m.uci() for m in only.mainline_moves()] == ["e2e4", "e7e5", "g1f3"]
+    assert chess_pgn.clocks_ms(only) == presses
+    assert only.headers["White"] == "Anderssen"
+    # A Fischer control PGN can say, on the same board's next game.
+    server.post("/api/boards/2/new", {})
+    server.post("/api/boards/2/config", {"spec": "3m+2s"})
+    server.post("/api/boards/2/start", {"side": 0})
+    server.post("/api/boards/2/move", {"text": "d2d4"})
+    sims.press(server.sim(2), "left", 40, wait_up=True)
+    server.wait(ws, is_event("press", 2))
+    with urllib.request.urlopen(server.url + "/boards/2.pgn", timeout=10) as r:
+        text = r.read().decode()
+    game = chess_pgn.read(text)
+    assert game.headers["TimeControl"] == "180+2" and "[%clk " in text
+    assert chess_pgn.clocks_ms(game) == [server.get("/api/boards/2")["presses"][0]["left"]]
+    assert game.end().board().piece_at(chess.D4) == chess.Piece(chess.PAWN, chess.WHITE)
+    # SIGKILL and a restart: the chess moves are still the board's.
+    server.kill()
+    server.start()
+    after = server.get("/api/boards/2")
+    assert after["game"] == "chess" and after["played_moves"] == ["d4"]
+    with urllib.request.urlopen(server.url + "/boards/2.pgn", timeout=10) as r:
+        assert r.read().decode() == text
+    server.post("/api/boards/2/move", {"text": "Nf6"})  # the game goes on from there
+    assert server.get("/api/boards/2")["played_moves"] == ["d4", "Nf6"]

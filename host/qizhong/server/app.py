@@ -27,6 +27,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
@@ -236,7 +237,7 @@ def make_app(hall: Hall) -> web.Application:
         view["played_moves"] = st.played
         view["record"] = (
             "/boards/%d.pgn" % st.board.no
-            if st.board.game == "xiangqi"
+            if st.board.game in ("xiangqi", "chess")
             else "/boards/%d.sgf" % st.board.no
             if st.board.game == "go"
             else ""
@@ -351,6 +352,8 @@ def make_app(hall: Hall) -> web.Application:
             hall.store.action_done(aid, "no clock: %s" % e)
             raise web.HTTPServiceUnavailable(text=str(e)) from None
         hall.store.action_done(aid, "ok")
+        if verb == "config":
+            _configured(hall, st, str(body.get("spec", "")))
         return web.json_response({"ok": True, "action": aid})
 
     async def ws(request: web.Request) -> web.WebSocketResponse:
@@ -381,8 +384,15 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_get("/ws", ws)
 
     async def live_pgn(request: web.Request) -> web.Response:
+        """Every Xiangqi and chess board's current game; ``?game=chess`` (or
+        ``xiangqi``) only that game's, for a reader that knows one game."""
+        want = request.query.get("game", "")
+        if want not in ("", "xiangqi", "chess"):
+            raise web.HTTPBadRequest(text="game: xiangqi or chess")
         games = [
-            records.pgn(s) for _, s in sorted(hall.states.items()) if s.board.game == "xiangqi"
+            records.pgn(s)
+            for _, s in sorted(hall.states.items())
+            if s.board.game in ((want,) if want else ("xiangqi", "chess"))
         ]
         return web.Response(
             text="\n".join(games),
@@ -393,7 +403,7 @@ def make_app(hall: Hall) -> web.Application:
 
     async def board_pgn(request: web.Request) -> web.Response:
         st = state_of(request)
-        if st.board.game != "xiangqi":
+        if st.board.game not in ("xiangqi", "chess"):
             raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
         return web.Response(
             text=records.pgn(st), content_type="application/x-chess-pgn", charset="utf-8"
@@ -411,6 +421,23 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_get("/boards/{no:\\d+}.pgn", board_pgn)
     app.router.add_get("/boards/{no:\\d+}.sgf", board_sgf)
     return app
+
+
+def _configured(hall: Hall, st: BoardState, spec: str) -> None:
+    """After the clock took a time control: it is the board's (the record's
+    ``TimeControl``), and a control that tells its game (a delay: chess; byo-yomi
+    or Canadian overtime: Go) sets the board's game while no move is kept."""
+    try:
+        tc = timecontrol.parse(spec)
+    except ValueError:
+        return
+    fields = {"spec": spec}
+    game = timecontrol.game_of(tc)
+    if game != "xiangqi" and game != st.board.game and not st.played:
+        fields["game"] = game
+    hall.store.set_board(st.board.no, **fields)
+    st.board = next(b for b in hall.store.boards() if b.no == st.board.no)
+    hall.notify(st.board.no, st.view(), None)
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

@@ -7,15 +7,19 @@ of the game is paired with the n-th press of the clock, whose time left
 after it is the move's clock time. Xiangqi games are PGN with ``[%clk]``
 after every move (``qizhong.records.xiangqi_pgn``; ``/live.pgn`` is every
 board's current game, as a lichess-style broadcast polls it); Go games are
-SGF with ``BL``/``WL`` (``qizhong.records.go_sgf``).
+SGF with ``BL``/``WL`` (``qizhong.records.go_sgf``); chess games are PGN in
+English SAN with ``[%clk]`` and the ``TimeControl`` tag, written by
+python-chess (``qizhong.records.chess_pgn``), and drawn by python-chess's SVG
+(``qizhong.rules.chess.svg``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from qizhong.records import go_sgf, xiangqi_pgn
-from qizhong.rules import go, xiangqi
+from qizhong import timecontrol
+from qizhong.records import chess_pgn, go_sgf, xiangqi_pgn
+from qizhong.rules import chess, go, xiangqi
 from qizhong.server.board import BoardState
 
 GO_SIZE = 19
@@ -31,6 +35,9 @@ def check_move(st: BoardState, text: str) -> str:
         return xq.notation(xq.parse_notation(text))
     if game == "go":
         return _go(st).push_gtp(text).gtp()
+    if game == "chess":  # SAN, LAN or UCI in; kept as SAN (CH-1: the scoresheet's notation)
+        board = _chess(st)
+        return board.notation(board.parse_move(text))
     raise ValueError("moves of %s are not kept here yet" % game)
 
 
@@ -38,6 +45,13 @@ def _xiangqi(st: BoardState) -> xiangqi.Board:
     board = xiangqi.Board()
     for text in st.played:
         board.push(board.parse_notation(text))
+    return board
+
+
+def _chess(st: BoardState) -> chess.Board:
+    board = chess.Board()
+    for text in st.played:
+        board.push_move(text)
     return board
 
 
@@ -64,6 +78,9 @@ def position(st: BoardState) -> dict[str, Any]:
                         [[x, GO_SIZE - 1 - y], "black" if c == go.Color.BLACK else "white"]
                     )
         return {"kind": "go", "size": GO_SIZE, "stones": stones}
+    if game == "chess":
+        cb = _chess(st)
+        return {"kind": "chess", "fen": cb.fen(), "svg": chess.svg(cb)}
     return {"kind": game}
 
 
@@ -72,8 +89,10 @@ def _clock(st: BoardState, i: int) -> int | None:
 
 
 def pgn(st: BoardState) -> str:
-    """The board's current Xiangqi game as PGN, ``[%clk]`` after every timed move."""
+    """The board's current Xiangqi or chess game as PGN, ``[%clk]`` after every timed move."""
     b = st.board
+    if b.game == "chess":
+        return _chess_pgn(st)
     game = xiangqi_pgn.Game(
         headers={
             "Event": "qizhong hall",
@@ -114,3 +133,27 @@ def sgf(st: BoardState) -> bytes:
             board, black=st.board.first, white=st.board.second, times=times, result=result
         )
     )
+
+
+def _chess_pgn(st: BoardState) -> str:
+    """The board's current chess game: python-chess's PGN, English SAN, ``[%clk]``
+    after every move the clock has timed, ``TimeControl`` from the board's spec."""
+    b = st.board
+    tc: str | None = b.spec or None
+    if tc is not None:
+        try:
+            timecontrol.parse(tc)
+        except ValueError:
+            tc = None  # a spec the host cannot read: no TimeControl tag rather than no record
+    game = chess_pgn.build(
+        _chess(st),
+        clocks=[_clock(st, i) for i in range(len(st.played))],
+        time_control=tc,
+        result=RESULTS.get(st.result, ("*", ""))[0],
+        Event="qizhong hall",
+        Round=str(st.game_no),
+        Board=str(b.no),
+        White=b.first or "?",
+        Black=b.second or "?",
+    )
+    return chess_pgn.write(game)

@@ -5,6 +5,7 @@ const NO = Number(location.pathname.split("/").pop());
 let detail = null;
 let seenEvents = -1;
 let pending = null;
+let shownGame = null; // the game the players' form shows: the board's, until the arbiter picks
 
 async function loadDetail() {
   detail = await api("/api/boards/" + NO);
@@ -18,6 +19,10 @@ async function loadDetail() {
     const move = detail.played_moves[i] || (p ? names[p.side] + " pressed" : "");
     li.textContent = move + (p ? "  " + fmt(p.left) : "");
     ol.append(li);
+  }
+  if (detail.game !== shownGame) { // so Save keeps a chess board chess (not the first option)
+    shownGame = detail.game;
+    document.getElementById("game").value = detail.game;
   }
   document.getElementById("title").textContent = "board " + NO;
   document.getElementById("record").href = detail.record || "#";

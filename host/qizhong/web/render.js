@@ -42,6 +42,12 @@ RENDERERS.go = function (pos) {
   return g + "</g></svg>";
 };
 
+// Chess: the server sends python-chess's own SVG (rules/chess.py's svg(): last move and
+// check marked), made from the moves it checked, never from a page's text.
+RENDERERS.chess = function (pos) {
+  return '<div class="chess" data-fen="' + pos.fen.replace(/"/g, "") + '">' + pos.svg + "</div>";
+};
+
 function drawPosition(el, pos) {
   const fn = RENDERERS[pos.kind];
   el.innerHTML = fn ? fn(pos) : "<p>(no drawing for " + pos.kind + " yet)</p>";
