@@ -139,11 +139,14 @@ def test_an_event_around_a_reconnect_is_handed_out_once_in_order(when):
         for k in range(4):
             sim.press(k % 2, 1000 + 1000 * k)
         got = collect(clock, clock.status().seq)
-        t = [6000]
+        t = [6000, 0]  # the time, and the side to move (a press by it always switches)
 
         def press() -> None:
-            sim.press(0 if sim.status()["run"] == 0 else 1, t[0])
+            # Not sim.status(): the sim's own link would read the clock's pty
+            # beside the proxy and take frames (and its replies) from it.
+            sim.press(t[1], t[0])
             t[0] += 1000
+            t[1] ^= 1
 
         for _ in range(6):
             clock.close()
