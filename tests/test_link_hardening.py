@@ -389,19 +389,19 @@ def test_a_forged_hello_cannot_lock_the_arbiter_out(tmp_path, claim):
     what it signed, so its changes still run, there and afterwards."""
     store = auth.KeyStore(str(tmp_path / "keys.json"))
     with Sim(open_link=False) as sim, Proxy(sim.serial_path) as px:
-        link = Link(px.path)
+        link = Link(px.path, timeout=10.0)  # a bound for a dead clock, never reached
         _pair_through(sim, link, store)
         link.close()
         signed = store.get("sim")[1]
         for _ in range(3):  # forged every time the host connects
             _forge_ctr(px, claim)
-            with Clock(px.path, keys=store) as c:
+            with Clock(px.path, keys=store, timeout=10.0) as c:
                 c.volume(4)  # a tagged change: the clock takes it
                 assert c.status().volume == 4
             signed += 1
         assert store.get("sim")[1] <= signed + 3 * auth.CLAIM_MARGIN
         px.to_host = lambda b: [b]
-        with Clock(px.path, keys=store) as c:
+        with Clock(px.path, keys=store, timeout=10.0) as c:
             c.volume(7)
             assert c.status().volume == 7
 
