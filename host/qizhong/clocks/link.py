@@ -195,6 +195,7 @@ class Link:
         self._boot_ev: Event | None = None  # the boot event of the current numbering
         self._syncing = False  # in sync(): replays of what we have may come
         self._top = 0  # the highest number this boot has used, as far as we know
+        self._want = 0  # a status reply's last event number: up to it is owed to us
         if open_now:
             self.open()
 
@@ -309,6 +310,8 @@ class Link:
                 if rid in self._hello_ids and ok and words[3:4] == ["hello"]:
                     self._hello_ids.discard(rid)
                     self._on_hello(Reply(rid, text).fields())
+                if ok and words[3:4] == ["status"]:
+                    self._status_seq(Reply(rid, text).fields())
                 if rid == self._since_id:
                     self._since_done(ok, words[3:])
                 elif rid in self._own_hellos:
@@ -327,12 +330,16 @@ class Link:
         if (
             ev.seq <= self.last_seq
             and self._renumber is None
-            and not asked
+            and (not asked or ev.name == "boot")
             and (self.boot or ev.name == "boot")
         ):
             # #12: an event below our numbering that nobody asked for: a clock
             # without its journal restarted while we listened (a boot event
             # looks the same at every boot). Hold everything and ask whose it is.
+            # A boot event is asked even amid a replay: a clock that restarts
+            # while it answers "since" sends its new boot event where the
+            # replay's could come, and the same bytes (seq 1, t 0), so only
+            # hello can tell; a real replay costs one hello.
             self._suspect = ev.name == "boot"
             self._hold = True
             self._pending.clear()
@@ -392,6 +399,7 @@ class Link:
         self._pending.clear()
         self._boot_ev = None
         self._since_id = 0
+        self._want = 0
         self._ask_since()
 
     def _ask_since(self) -> None:
@@ -402,16 +410,38 @@ class Link:
 
     def _since_done(self, ok: bool, words: list[str]) -> None:
         self._since_id = 0
+        below = False
         if ok and len(words) == 4 and words[0] == "since":
-            if not self._since_result(int(words[1]), int(words[3])):
+            last = int(words[3])
+            self._want = min(self._want, last)
+            # The clock's last is below an event we hold: that event was another
+            # boot's, and asking again would never fill the gap (#12).
+            below = bool(self._pending) and max(self._pending) > last
+            if not below and not self._since_result(int(words[1]), last):
                 self._ask_since()  # some replayed frames were lost, or there are more
-        elif not ok and words[:1] == ["args"] and not self._hold:
+        if (below or (not ok and words[:1] == ["args"])) and not self._hold:
             # "since N" refused: the clock's numbering is below ours. It
             # restarted without its journal; hello says so (#12).
             self._suspect = True
             self._hold = True
             self._pending.clear()
             self._ask_hello()
+
+    def _status_seq(self, f: dict[str, str]) -> None:
+        """A status reply says the clock's last event number. The byte stream
+        keeps order, so every event up to it was sent before the reply: one
+        still missing was lost on the line (or not written: the clock never
+        waits for a host), and no later event would show the gap. Fetch it."""
+        try:
+            seq = int(f.get("seq", "0"))
+        except ValueError:
+            return
+        if not self.last_seq or self._hold or self._renumber is not None:
+            return  # nothing handed out yet, or whose numbering is being decided
+        self._want = max(self._want, seq)
+        if seq > self.last_seq and seq not in self._pending and not self._since_id:
+            if not self._syncing and self.is_open:
+                self._ask_since()
 
     def _since_result(self, first: int, last: int) -> bool:
         """The clock replayed from ``first`` and has up to ``last``; True when
@@ -465,7 +495,7 @@ class Link:
             self._ask_hello()  # its reply was lost: ask again
         if self._since_id and now - self._since_sent > self.RETRY_S:
             self._since_id = 0  # its reply was lost: ask again on the next gap check
-            if self._pending or self._renumber is not None:
+            if self._pending or self._renumber is not None or self._want > self.last_seq:
                 self._ask_since()
 
     def skip_to(self, seq: int) -> None:

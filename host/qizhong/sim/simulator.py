@@ -54,7 +54,11 @@ class PowerCut(SimError):
 class Sim:
     """One simulated clock. Use as a context manager."""
 
-    TIMEOUT_S = 10.0  # a bound on waiting for the firmware, never a sleep
+    TIMEOUT_S = 10.0  # a bound on waiting for the firmware's serial replies, never a sleep
+    # The firmware's start and its world lines: a bound that only a hung firmware
+    # reaches. A start compiles the firmware (0.1-0.3 s alone); on a 2-core
+    # machine at load 12 it has a small share of a core.
+    WORLD_TIMEOUT_S = 60.0
 
     def __init__(
         self,
@@ -99,7 +103,7 @@ class Sim:
         srv = socket.socket()
         srv.bind(("127.0.0.1", 0))
         srv.listen(1)
-        srv.settimeout(self.TIMEOUT_S)
+        srv.settimeout(self.WORLD_TIMEOUT_S)
         master, slave = os.openpty()
         tty.setraw(slave)  # no echo, no line editing: the bytes as over USB
         self.serial_path = os.ttyname(slave)
@@ -132,7 +136,7 @@ class Sim:
             raise SimError("the firmware did not connect: " + self._stderr())
         finally:
             srv.close()
-        self.world.settimeout(self.TIMEOUT_S)
+        self.world.settimeout(self.WORLD_TIMEOUT_S)
         self.link = Link(self.serial_path, timeout=self.TIMEOUT_S, open_now=open_link)
         os.close(slave)
         hello = self._line()
@@ -213,7 +217,7 @@ class Sim:
         srv = socket.socket()
         srv.bind(("127.0.0.1", 0))
         srv.listen(1)
-        srv.settimeout(self.TIMEOUT_S)
+        srv.settimeout(self.WORLD_TIMEOUT_S)
         self._env["QIZHONG_WORLD"] = str(srv.getsockname()[1])
         self.proc = subprocess.Popen(
             self._argv,
@@ -228,7 +232,7 @@ class Sim:
             raise SimError("the firmware did not connect: " + self._stderr())
         finally:
             srv.close()
-        self.world.settimeout(self.TIMEOUT_S)
+        self.world.settimeout(self.WORLD_TIMEOUT_S)
         self._buf = b""
         self._releases = []
         self._armed = False
@@ -307,7 +311,7 @@ class Sim:
         except BlockingIOError:
             pass
         finally:
-            self.world.settimeout(self.TIMEOUT_S)
+            self.world.settimeout(self.WORLD_TIMEOUT_S)
         while b"\n" in self._buf:
             line, self._buf = self._buf.split(b"\n", 1)
             if line.strip():
