@@ -259,7 +259,9 @@ class Board:
         )
         self._down = [1 - p.value() for p in self._levers]
         self._last = [ticks_add(self._read, -BOUNCE_MS)] * 2
-        self._hid = [self._read] * 2  # raw ticks of the last edge the bounce window hid
+        # raw ticks of the last edge the bounce window hid; none yet (not after _last):
+        # a boot-time value here would stamp a polled press at boot
+        self._hid = list(self._last)
         self._ek = [0] * RING
         self._el = [0] * RING
         self._et = [self._read] * RING
