@@ -16,6 +16,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import tty
 from types import TracebackType
 
@@ -130,7 +131,7 @@ class Sim:
         if not flash:
             os.close(master)
         try:
-            self.world, _ = srv.accept()
+            self.world = self._accept(srv)
         except OSError:
             self.close()
             raise SimError("the firmware did not connect: " + self._stderr())
@@ -157,6 +158,20 @@ class Sim:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    def _accept(self, srv: socket.socket) -> socket.socket:
+        """The firmware's world connection; OSError at once if the firmware
+        exits before it connects (a MemoryError at boot), else after
+        WORLD_TIMEOUT_S."""
+        end = time.monotonic() + self.WORLD_TIMEOUT_S
+        srv.settimeout(0.1)  # a bound on each accept, to notice the process's exit
+        while True:
+            try:
+                conn, _ = srv.accept()
+                return conn
+            except TimeoutError:
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    raise OSError("the firmware exited or did not connect") from None
 
     def close(self) -> None:
         if getattr(self, "world", None) is not None:
@@ -227,7 +242,7 @@ class Sim:
             env=self._env,
         )
         try:
-            self.world, _ = srv.accept()
+            self.world = self._accept(srv)
         except OSError:
             raise SimError("the firmware did not connect: " + self._stderr())
         finally:
