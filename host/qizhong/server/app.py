@@ -44,8 +44,11 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class Hall:
     """The server's state: the store, one worker per port, the open WebSockets."""
 
-    def __init__(self, store: Store, password: str, tournament: str = "hall") -> None:
+    def __init__(
+        self, store: Store, password: str, tournament: str = "hall", beat_s: float = 5.0
+    ) -> None:
         self.store = store
+        self.beat_s = beat_s  # a ``beat`` to every page this often: silence means a lost server
         self.password = password
         self.tournament = tournament
         self.states: dict[int, BoardState] = {}
@@ -201,9 +204,15 @@ CLOCK_ACTIONS = ("config", "start", "pause", "resume", "new", "penalty", "knock"
 def make_app(hall: Hall) -> web.Application:
     app = web.Application(middlewares=[_errors])
     app["hall"] = hall
+    beats: list[asyncio.Future[None]] = []
 
     async def on_startup(app: web.Application) -> None:
         hall.loop = asyncio.get_running_loop()
+        beats.append(asyncio.ensure_future(_beat(hall)))
+
+    async def on_cleanup(app: web.Application) -> None:
+        for task in beats:
+            task.cancel()
 
     async def on_shutdown(app: web.Application) -> None:
         for ws in list(hall.sockets):
@@ -211,6 +220,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
+    app.on_cleanup.append(on_cleanup)
 
     def page(name: str) -> Handler:
         async def h(request: web.Request) -> web.StreamResponse:
@@ -253,6 +263,16 @@ def make_app(hall: Hall) -> web.Application:
 
     async def actions(request: web.Request) -> web.Response:
         return web.json_response(hall.store.actions())
+
+    async def board_actions(request: web.Request) -> web.Response:
+        """Board N's arbiter actions, oldest first (the board page's log)."""
+        st = state_of(request)
+        try:
+            after = int(request.query.get("after", "0"))
+        except ValueError:
+            raise web.HTTPBadRequest(text="after: an action's id (an integer)") from None
+        rows = [a for a in hall.store.actions(st.board.no) if int(str(a["id"])) > after]
+        return web.json_response(rows)
 
     async def me(request: web.Request) -> web.Response:
         return web.json_response({"arbiter": hall.is_arbiter(request)})
@@ -360,7 +380,12 @@ def make_app(hall: Hall) -> web.Application:
         sock = web.WebSocketResponse(heartbeat=20)
         await sock.prepare(request)
         hall.sockets.add(sock)
-        hello = {"type": "hello", "boards": hall.views(), "arbiter": hall.is_arbiter(request)}
+        hello = {
+            "type": "hello",
+            "boards": hall.views(),
+            "arbiter": hall.is_arbiter(request),
+            "beat_ms": int(hall.beat_s * 1000),
+        }
         await sock.send_str(json.dumps(hello))
         async for msg in sock:  # nothing is taken from a page's socket: acting is POST
             if msg.type == WSMsgType.ERROR:
@@ -376,6 +401,7 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_get("/api/boards/{no:\\d+}/events", events)
     app.router.add_get("/api/events", events)
     app.router.add_get("/api/actions", actions)
+    app.router.add_get("/api/boards/{no:\\d+}/actions", board_actions)
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/login", login)
     app.router.add_post("/api/logout", logout)
@@ -438,6 +464,14 @@ def _configured(hall: Hall, st: BoardState, spec: str) -> None:
     hall.store.set_board(st.board.no, **fields)
     st.board = next(b for b in hall.store.boards() if b.no == st.board.no)
     hall.notify(st.board.no, st.view(), None)
+
+
+async def _beat(hall: Hall) -> None:
+    """A ``beat`` to every page every ``hall.beat_s``: a page that hears
+    nothing for a few beats marks its times stale (docs/server.md)."""
+    while True:
+        await asyncio.sleep(hall.beat_s)
+        hall._send_all(json.dumps({"type": "beat"}))
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

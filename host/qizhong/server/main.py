@@ -58,6 +58,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="this server's name in the hall (default: the host name)",
     )
     p.add_argument(
+        "--heartbeat",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="a beat to every page this often; a page that hears none for 2.5 beats"
+        " says the server is lost (default 5)",
+    )
+    p.add_argument(
         "--password-file",
         metavar="FILE",
         help="the arbiter's password, first line (default: $QIZHONG_ARBITER_PASSWORD,"
@@ -88,8 +96,11 @@ async def _serve(args: argparse.Namespace) -> int:
     if not password:
         print("qizhong serve: the arbiter's password is empty", file=sys.stderr)
         return 2
+    if not 0.1 <= args.heartbeat <= 60:
+        print("qizhong serve: --heartbeat: 0.1 to 60 seconds", file=sys.stderr)
+        return 2
     store = Store(args.db)
-    hall = Hall(store, password, args.tournament)
+    hall = Hall(store, password, args.tournament, args.heartbeat)
     ports = list(args.port)
     started: list[sims.SimClock] = []
     if args.sim:
