@@ -88,8 +88,11 @@ async function loadLog() {
     const li = document.createElement("li");
     li.dataset.verb = a.verb; li.dataset.outcome = a.outcome;
     li.className = a.outcome === "ok" ? "" : "bad";
-    li.textContent = clockTime(new Date(a.host_ms)) + "  " + describeAction(a, b ? b.view : detail || {}) +
-      (a.outcome === "ok" ? "" : " — " + a.outcome);
+    const at = document.createElement("time"), what = document.createElement("span");
+    at.textContent = clockTime(new Date(a.host_ms)) + " ";
+    what.className = "what";
+    what.textContent = describeAction(a, b ? b.view : detail || {}) + (a.outcome === "ok" ? "" : " — " + a.outcome);
+    li.append(at, what);
     ol.append(li);
   }
 }

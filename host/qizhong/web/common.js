@@ -155,7 +155,7 @@ function beep() {
 function showSound() {
   const btn = document.getElementById("sound");
   if (!btn) return;
-  btn.textContent = soundOn() ? "🔔 sound on" : "🔕 sound off";
+  btn.textContent = soundOn() ? "sound: on" : "sound: off";
   btn.setAttribute("aria-pressed", String(soundOn()));
 }
 

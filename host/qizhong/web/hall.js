@@ -88,6 +88,7 @@ function tick() {
     el.classList.toggle("stale", stale);
     for (const s of [0, 1]) el.querySelector(".s" + s + " .time").textContent = fmt(shownLeft(b, s));
   }
+  document.body.dataset.ticks = String(Number(document.body.dataset.ticks || 0) + 1);
 }
 
 // The hall's own switches: "needs attention" (this visit only) and the compact view
