@@ -67,6 +67,7 @@ def test_knock_ruling_action_log_and_heartbeat(server):
     server.wait(ws, lambda m: m["type"] == "beat", timeout=5)  # proof of life, twice
     server.wait(ws, lambda m: m["type"] == "beat", timeout=5)
     server.boards_up(server.socket())
+    server.post("/api/boards/1/players", {"first": "吕钦"})
     server.post("/api/boards/1/start", {"side": 0})
     server.post("/api/boards/2/start", {"side": 0})
     headless.request(headless.address(server.sim(1).world, None), "tilt")
@@ -80,10 +81,11 @@ def test_knock_ruling_action_log_and_heartbeat(server):
     # The board's log: its own actions only, oldest first, and after an id.
     log = server.get("/api/boards/1/actions")
     assert [(a["verb"], a["args"], a["outcome"]) for a in log] == [
+        ("players", {"first": "吕钦"}, "ok"),  # done, not "pending" for ever
         ("start", {"side": 0}, "ok"),
         ("knock", {"side": "red"}, "ok"),
     ]
-    assert server.get("/api/boards/1/actions?after=%d" % log[0]["id"]) == log[1:]
+    assert server.get("/api/boards/1/actions?after=%d" % log[1]["id"]) == log[2:]
     assert [a["verb"] for a in server.get("/api/boards/2/actions")] == ["start"]
     assert status(server.url + "/api/boards/1/actions?after=x")[0] == 400
     assert status(server.url + "/api/boards/9/actions") == (404, {"error": "no board 9"})

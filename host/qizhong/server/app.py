@@ -353,8 +353,9 @@ def make_app(hall: Hall) -> web.Application:
                 raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
             if fields.get("game", st.board.game) != st.board.game and st.played:
                 raise web.HTTPConflict(text="moves of this game are kept: a new game first")
-            hall.store.add_action(no, verb, dict(fields), "arbiter")
+            aid = hall.store.add_action(no, verb, dict(fields), "arbiter")
             hall.store.set_board(no, **fields)
+            hall.store.action_done(aid, "ok")  # the log said "pending" for ever
             st.board = next(b for b in hall.store.boards() if b.no == no)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})

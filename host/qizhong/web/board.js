@@ -3,6 +3,7 @@
 // (each that ends a game or changes a time asked first) and their log.
 "use strict";
 const NO = Number(location.pathname.split("/").pop());
+baseTitle = "棋钟 board " + NO;
 let detail = null;
 let seenEvents = -1;
 let seenChange = "";

@@ -107,12 +107,12 @@ function alertCount() {
   return n;
 }
 
-const BASE_TITLE = document.title;
+let baseTitle = document.title; // the board page adds its number
 
 // The tab's title: the unacknowledged alerts' count first, and a lost server.
 function updateTitle() {
   const n = alertCount();
-  document.title = (link.lostAt !== null ? "⚠ OFFLINE " : "") + (n ? "(" + n + ") " : "") + BASE_TITLE;
+  document.title = (link.lostAt !== null ? "⚠ OFFLINE " : "") + (n ? "(" + n + ") " : "") + baseTitle;
 }
 
 // -- the sound: off unless the arbiter turns it on (remembered in this browser) ----------
