@@ -168,19 +168,19 @@ def test_actions_ask_first_and_name_the_knocker(server, browser):
     # Dismissed (Cancel, then Esc): nothing is sent, nothing changes.
     for dismiss in ("cancel", "esc"):
         browser.find_element(By.CSS_SELECTOR, "[data-knock='0']").click()
-        question = text_of(browser, "#confirm .question")
+        question = text_of(browser, "#ask .question")
         assert question == ("Rule on board 2: Red knocked the clock over? Black gets +60 s (EQ-5).")
         if dismiss == "cancel":
-            browser.find_element(By.ID, "confirm-no").click()
+            browser.find_element(By.ID, "ask-no").click()
         else:
-            browser.find_element(By.ID, "confirm").send_keys(Keys.ESCAPE)
-        until(browser, lambda: not browser.find_element(By.ID, "confirm").is_displayed())
+            browser.find_element(By.ID, "ask").send_keys(Keys.ESCAPE)
+        until(browser, lambda: not browser.find_element(By.ID, "ask").is_displayed())
     assert len([a for a in server.get("/api/actions") if a["verb"] == "knock"]) == knocks
     assert server.get("/api/boards/2")["left"][1] == black
     assert server.get("/api/boards/2")["knocker"] == -1
     # Accepted: the clock gives Black 60 s, and the alert says who did what.
     browser.find_element(By.CSS_SELECTOR, "[data-knock='0']").click()
-    browser.find_element(By.ID, "confirm-yes").click()
+    browser.find_element(By.ID, "ask-yes").click()
     until(
         browser,
         lambda: board_alert(browser, 2) == "Board 2: Red knocked the clock; Black +60 s",
@@ -193,15 +193,15 @@ def test_actions_ask_first_and_name_the_knocker(server, browser):
     box.send_keys("-30")
     browser.find_element(By.CSS_SELECTOR, "#pen-side option[value='1']").click()
     browser.find_element(By.ID, "penalty").click()
-    assert text_of(browser, "#confirm .question").startswith("Give Black −30 s on board 2? ")
+    assert text_of(browser, "#ask .question").startswith("Give Black −30 s on board 2? ")
     shot(browser, "board-confirm.png")
-    browser.find_element(By.ID, "confirm-yes").click()
+    browser.find_element(By.ID, "ask-yes").click()
     until(browser, lambda: "Black −30 s" in text_of(browser, "#log"))
     until(browser, lambda: server.get("/api/boards/2")["left"][1] == black + 30000)
     browser.find_element(By.CSS_SELECTOR, "[data-result='2']").click()
-    assert text_of(browser, "#confirm .question").startswith("End the game on board 2: a draw?")
-    browser.find_element(By.ID, "confirm-no").click()
-    until(browser, lambda: not browser.find_element(By.ID, "confirm").is_displayed())
+    assert text_of(browser, "#ask .question").startswith("End the game on board 2: a draw?")
+    browser.find_element(By.ID, "ask-no").click()
+    until(browser, lambda: not browser.find_element(By.ID, "ask").is_displayed())
     assert server.get("/api/boards/2")["state"] == "knocked"  # no result was given
     log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li .what")]
     assert log[:3] == [

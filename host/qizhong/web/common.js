@@ -316,20 +316,20 @@ function renderAlerts(first) {
 
 // Resolves true only if the arbiter answers yes; Esc or Cancel: false.
 function askFirst(question, yes) {
-  let d = document.getElementById("confirm");
+  let d = document.getElementById("ask");
   if (!d) {
     d = document.createElement("dialog");
-    d.id = "confirm";
+    d.id = "ask";
     d.innerHTML = '<form method="dialog"><p class="question"></p><div class="buttons">' +
-      '<button value="no" id="confirm-no">Cancel</button> ' +
-      '<button value="yes" id="confirm-yes" class="danger"></button></div></form>';
+      '<button value="no" id="ask-no">Cancel</button> ' +
+      '<button value="yes" id="ask-yes" class="danger"></button></div></form>';
     document.body.append(d);
   }
   d.querySelector(".question").textContent = question;
-  d.querySelector("#confirm-yes").textContent = yes || "Yes";
+  d.querySelector("#ask-yes").textContent = yes || "Yes";
   d.returnValue = "";
   d.showModal();
-  d.querySelector("#confirm-no").focus(); // Enter alone does not act
+  d.querySelector("#ask-no").focus(); // Enter alone does not act
   return new Promise((resolve) => {
     d.addEventListener("close", () => resolve(d.returnValue === "yes"), { once: true });
   });
