@@ -272,3 +272,17 @@ def test_the_harness_keeps_a_ground_beside_the_bit_clock():
     k = schematic.HARNESS.index("i2s_bclk")
     assert schematic.HARNESS[k - 1] == schematic.HARNESS[k + 1] == "GND"
     assert len(schematic.HARNESS) == 16
+
+
+def test_the_battery_boards_bom_adds_up():
+    """hardware/battery-bom.csv (#22): the same columns, every line adds up, and the
+    total battery-board.md states."""
+    rows = _bom(os.path.join(HW, "battery-bom.csv"))
+    assert list(rows[0]) == list(_bom(os.path.join(HW, "bom.csv"))[0])
+    total = Decimal(0)
+    for r in rows:
+        assert int(r["quantity"]) * Decimal(r["unit_cost_usd"]) == Decimal(r["total_usd"])
+        total += Decimal(r["total_usd"])
+    with open(os.path.join(HW, "battery-board.md"), encoding="utf-8") as f:
+        stated = int(re.search(r"about \$(\d+) in single units", f.read()).group(1))
+    assert abs(total - stated) < 1, total
