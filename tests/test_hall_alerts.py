@@ -145,10 +145,12 @@ def test_a_knock_is_seen_from_the_last_board_in_the_title_and_heard(server, brow
 
 
 def test_needs_attention_shows_only_the_boards_to_look_at(server, browser):
-    tilt(server, 3)
     browser.get(server.url + "/")
+    until(browser, lambda: browser.title == "(1) 棋钟 hall")
+    tilt(server, 3)
     until(browser, lambda: board_alert(browser, 3))
     assert browser.title == "(2) 棋钟 hall"  # board 2's and board 3's knocks
+    assert browser.execute_script("return document.body.dataset.beeps") is None  # sound off
     browser.find_element(By.ID, "attention").click()
     shown = [e.get_attribute("id") for e in browser.find_elements(By.CSS_SELECTOR, ".card")]
     shown = [i for i in shown if browser.find_element(By.ID, i).is_displayed()]
@@ -203,6 +205,14 @@ def test_actions_ask_first_and_name_the_knocker(server, browser):
     browser.find_element(By.ID, "ask-no").click()
     until(browser, lambda: not browser.find_element(By.ID, "ask").is_displayed())
     assert server.get("/api/boards/2")["state"] == "knocked"  # no result was given
+    browser.find_element(By.CSS_SELECTOR, "[data-act='new']").click()
+    assert text_of(browser, "#ask .question") == (
+        "Start a new game on board 2? The game in play ends with no result,"
+        " and both times go back to the start."
+    )
+    browser.find_element(By.ID, "ask-no").click()
+    until(browser, lambda: not browser.find_element(By.ID, "ask").is_displayed())
+    assert [a["verb"] for a in server.get("/api/boards/2/actions")][-1] == "penalty"
     log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li .what")]
     assert log[:3] == [
         "Black −30 s",
