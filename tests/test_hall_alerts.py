@@ -95,7 +95,7 @@ def board_alert(browser, no):
     """The text of board ``no``'s first alert in the panel ("" if none), read at once
     (the panel is redrawn on every message)."""
     return browser.execute_script(
-        "const a = document.querySelector(`#alerts .alert[data-board='${arguments[0]}'] span`);"
+        "const a = document.querySelector(`#alerts .alert[data-board='${arguments[0]}'] .what`);"
         "return a ? a.textContent : '';",
         no,
     )

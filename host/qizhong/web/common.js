@@ -292,8 +292,14 @@ function renderAlerts(first) {
       div.className = "alert alert-" + a.kind;
       div.dataset.board = no; div.dataset.kind = a.kind;
       const text = document.createElement("span");
+      text.className = "what";
       text.textContent = alertText(b.view, a);
       div.append(text);
+      if (a.host_ms > 0) { // when the server kept it, on this page's clock
+        const when = document.createElement("time");
+        when.textContent = clockTime(new Date(a.host_ms));
+        div.append(when);
+      }
       if (!b.view.server && !window.BOARD_PAGE) {
         const go = document.createElement("a");
         go.href = "/board/" + no; go.textContent = "open"; go.className = "open";
