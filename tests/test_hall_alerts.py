@@ -158,6 +158,11 @@ def test_needs_attention_shows_only_the_boards_to_look_at(server, browser):
     assert text_of(browser, "#attention-n") == "(2)"
     browser.find_element(By.ID, "attention").click()
     until(browser, lambda: browser.find_element(By.ID, "board-%d" % N).is_displayed())
+    # A board page has the panel too: the hall's alerts, while the arbiter is elsewhere.
+    browser.get(server.url + "/board/%d" % N)
+    until(browser, lambda: board_alert(browser, 3))
+    assert board_alert(browser, 2).startswith("Board 2: clock knocked over")
+    assert browser.title == "(2) 棋钟 board %d" % N
 
 
 def test_actions_ask_first_and_name_the_knocker(server, browser):
