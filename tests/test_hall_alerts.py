@@ -114,6 +114,9 @@ def test_a_knock_is_seen_from_the_last_board_in_the_title_and_heard(server, brow
     until(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, ".card")) == N)
     assert browser.find_element(By.ID, "sound").text == "sound: on"
     browser.find_element(By.CSS_SELECTOR, "header h1").click()  # a click lets the page sound
+    until(
+        browser, lambda: browser.execute_script("return document.body.dataset.audio") == "running"
+    )
     last = browser.find_element(By.ID, "board-%d" % N)
     browser.execute_script("arguments[0].scrollIntoView({block: 'end'})", last)
     assert browser.execute_script("return scrollY") > 500

@@ -130,7 +130,9 @@ function unlockAudio() { // browsers start sound only after a click on the page
   if (!soundOn()) return;
   try {
     audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-    if (audio.state === "suspended") audio.resume();
+    const ctx = audio;
+    if (ctx.state === "suspended") ctx.resume().then(() => { document.body.dataset.audio = ctx.state; });
+    document.body.dataset.audio = ctx.state;
   } catch (e) { audio = null; }
 }
 
