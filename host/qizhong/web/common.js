@@ -97,6 +97,8 @@ function alertText(v, a) {
   } else if (a.kind === "flag") what = who(a.side) + "'s flag fell";
   else if (a.kind === "held") what = who(a.side) + "'s lever is held down";
   else if (a.kind === "lost") what = "clock lost: it does not answer";
+  else if (a.kind === "store") what = "the server cannot write its record (a full disk?): the clock keeps the events";
+  else if (a.kind === "worker") what = "the server's thread for this clock failed: it connects again";
   else what = a.text ? String(a.text) : a.kind + (a.side >= 0 ? " (" + who(a.side) + ")" : "");
   return boardName(v) + ": " + what;
 }
