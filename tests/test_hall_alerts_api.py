@@ -41,7 +41,11 @@ def test_the_knock_alert_names_the_knocker_from_the_clocks_own_events():
     st.apply(stored(5, "penalty", 0, 5000))  # a later penalty changes nothing of it
     assert (st.alerts[-1]["knocker"], st.alerts[-1]["bonus"]) == (1, 60000)
     st.apply(stored(6, "resume", 0))
-    st.apply(stored(7, "knock", 0))  # a second knock waits for its own ruling
+    st.apply(stored(7, "knock", 0))
+    st.apply(stored(8, "penalty", 1, -10000))  # time taken while knocked over: no ruling
+    assert st.alerts[-1]["knocker"] == -1 and st.view()["knocker"] == -1
+    st.apply(stored(9, "resume", 0))
+    st.apply(stored(10, "knock", 0))  # a third knock waits for its own ruling
     assert st.alerts[-1]["knocker"] == -1 and st.view()["knocker"] == -1
 
 

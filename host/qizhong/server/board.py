@@ -86,8 +86,8 @@ class BoardState:
             self.state = "knocked"
             self.knocks += 1
             self.knocker = -1
-        elif name == "penalty" and self.state == "knocked" and self.knocker < 0:
-            self._knock_named(1 - ev.side, ev.arg)
+        elif name == "penalty" and self.state == "knocked" and self.knocker < 0 and ev.arg > 0:
+            self.knock_named(1 - ev.side, ev.arg)
         elif name == "held":
             self.held = ev.side
         elif name == "flag":
@@ -103,11 +103,13 @@ class BoardState:
                 alert.update(knocker=-1, bonus=0)
             self.alerts.append(alert)
 
-    def _knock_named(self, knocker: int, bonus: int) -> None:
+    def knock_named(self, knocker: int, bonus: int) -> None:
         """EQ-5's ruling, seen as the clock makes it: while knocked over, the
         first time given (the clock's ``penalty`` event: +60 s to the
         knocker's opponent, whether named on the clock's keys or by the
-        arbiter's ``knock``). The knock's alert then names the knocker."""
+        arbiter's ``knock``). The knock's alert then names the knocker. (An
+        opponent whose flag fell gets no time, TC-8: that ruling goes unseen
+        here, and the alert keeps asking until acknowledged.)"""
         self.knocker = knocker
         for a in reversed(self.alerts):
             if a["kind"] == "knock":

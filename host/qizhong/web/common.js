@@ -91,7 +91,8 @@ function alertText(v, a) {
   let what;
   if (a.kind === "knock") {
     what = a.knocker === 0 || a.knocker === 1
-      ? who(a.knocker) + " knocked the clock; " + who(1 - a.knocker) + " " + signedSeconds(a.bonus || 0)
+      ? who(a.knocker) + " knocked the clock" +
+        (a.bonus > 0 ? "; " + who(1 - a.knocker) + " " + signedSeconds(a.bonus) : "")
       : "clock knocked over" + (a.side >= 0 ? " while " + who(a.side) + "'s time ran" : "") +
         " — arbiter to name who knocked it";
   } else if (a.kind === "flag") what = who(a.side) + "'s flag fell";
