@@ -31,6 +31,7 @@ from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
+from qizhong.server import rounds
 from qizhong.server.board import BoardState, Worker
 from qizhong.server.feed import Feed
 from qizhong.server.store import Store
@@ -214,6 +215,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
+    rounds.add_routes(app, hall)  # before /api/boards/N/{verb}: it has .../score
 
     def page(name: str) -> Handler:
         async def h(request: web.Request) -> web.StreamResponse:
