@@ -24,7 +24,10 @@ BOARDS = {1: ("xiangqi", "xq-rapid"), 2: ("xiangqi", "xq-rapid")}
 
 
 def test_pairings_from_a_csv_or_pasted_lines():
-    text = "\ufeffboard,first,second,game,control\r\n1,吕钦,许银川,,\r\n2,Li,Wang,go,15m byoyomi 3x30s\r\n"
+    text = (
+        "\ufeffboard,first,second,game,control\r\n"
+        "1,吕钦,许银川,,\r\n2,Li,Wang,go,15m byoyomi 3x30s\r\n"
+    )
     got = parse_pairings(text, BOARDS)
     assert [(p.board, p.first, p.second, p.game, p.spec) for p in got] == [
         (1, "吕钦", "许银川", "xiangqi", "xq-rapid"),
@@ -81,7 +84,10 @@ def test_two_rounds_results_and_every_record(server):
         "/api/tournament",
         {"name": "Hall Open", "site": "Shanghai", "start": "2026-11-25", "end": "2026-11-26"},
     )
-    csv1 = "board,first,second,game,control\n1,吕钦,许银川,xiangqi,xq-rapid\n2,Li,Wang,go,15m byoyomi 3x30s\n"
+    csv1 = (
+        "board,first,second,game,control\n"
+        "1,吕钦,许银川,xiangqi,xq-rapid\n2,Li,Wang,go,15m byoyomi 3x30s\n"
+    )
     # The public cannot add a round; bad pairings are refused with their line.
     assert server.status_of("/api/rounds", {"pairings": csv1}) == 401
     assert server.status_of("/api/rounds", {"pairings": "9,A,B\n"}, PASSWORD) == 400
