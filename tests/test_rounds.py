@@ -46,6 +46,8 @@ def test_pairings_from_a_csv_or_pasted_lines():
     assert "line 4: control" in said and "line 5: board" in said
     with pytest.raises(RoundError, match="paired twice"):
         parse_pairings("1,A,B\n1,C,D\n", BOARDS)
+    with pytest.raises(RoundError, match="names are needed"):
+        parse_pairings("1,A\n", BOARDS)
     with pytest.raises(RoundError, match="control characters"):
         parse_pairings("1,A\x07,B\n", BOARDS)
     with pytest.raises(RoundError, match="header"):

@@ -17,6 +17,7 @@ from qizhong import timecontrol as tcs
 from qizhong.cli import arbiter as cli_arbiter
 from qizhong.cli import clock as cli_clock
 from qizhong.cli import pair as cli_pair
+from qizhong.cli import rounds as cli_rounds
 
 
 def _parse_spec(text: str) -> tcs.TimeControl | None:
@@ -227,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_clock.add_commands(sub)
     cli_arbiter.add_commands(sub)
     cli_pair.add_commands(sub)
+    cli_rounds.add_commands(sub)
     return p
 
 

@@ -140,6 +140,8 @@ def _pairing(cells: list[str], boards: dict[int, tuple[str, str]], seen: set[int
         raise RoundError("board %d is paired twice" % board)
     first = clean_text(first, "first")
     second = clean_text(second, "second")
+    if not first or not second:
+        raise RoundError("both players' names are needed")
     game = game.lower() or boards[board][0]
     if game not in GAMES:
         raise RoundError("game: xiangqi, go or chess, not %r" % game[:20])
