@@ -155,6 +155,10 @@ def test_two_rounds_results_and_every_record(server):
     assert [m.uci() for m in game.mainline_moves()] == ["e2e4", "e7e5"]
     assert game.headers["Round"] == "2" and game.headers["Date"] == "2026.11.26"
     assert game.headers["White"] == "Anderssen" and game.headers["TimeControl"] == "900+10"
+    # Any game of a board, by its number, in a round or not (after new: the one before).
+    assert fetch(server, "/boards/2/games/1.sgf") == sgf
+    assert server.get("/api/boards/1")["game_no"] == 2
+    assert fetch(server, "/boards/1/games/1.pgn") == fetch(server, "/rounds/1/1.pgn")
     # The round's zip: every record and the results.
     z = zipfile.ZipFile(io.BytesIO(fetch(server, "/rounds/1.zip")))
     assert sorted(z.namelist()) == ["round1-board1.pgn", "round1-board2.sgf", "round1-results.csv"]

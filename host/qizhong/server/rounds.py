@@ -625,6 +625,25 @@ def add_routes(app: Any, hall: Any) -> None:
             headers={"Content-Disposition": 'attachment; filename="%s"' % name},
         )
 
+    async def board_game(request: web.Request) -> web.Response:
+        """Any game a board has had, by its number (``game_no``), in a round or not."""
+        no, game = number(request, "no"), number(request, "game")
+        st = hall.states.get(no)
+        if st is None:
+            raise web.HTTPNotFound(text="no board %d" % no)
+        info = rounds.info(no, game) or Info.of(st.board)
+        ext = "sgf" if info.game == "go" else "pgn"
+        if ext != request.match_info["ext"]:
+            raise web.HTTPNotFound(text="board %d, game %d: a .%s record" % (no, game, ext))
+        try:
+            data = await hall.feed.past(no, game)
+        except KeyError as e:
+            raise web.HTTPNotFound(text=str(e.args[0])) from None
+        except ValueError as e:  # a game of no round, played as another game than the board's now
+            raise web.HTTPConflict(text="board %d, game %d: %s" % (no, game, e)) from None
+        kind = "application/x-go-sgf" if ext == "sgf" else "application/x-chess-pgn"
+        return web.Response(body=data, content_type=kind, charset="utf-8")
+
     async def round_zip(request: web.Request) -> web.Response:
         no = number(request)
         known(no)
@@ -646,3 +665,4 @@ def add_routes(app: Any, hall: Any) -> None:
     r.add_get("/rounds/{round:\\d+}/results.csv", results_csv)
     r.add_get("/rounds/{round:\\d+}/{no:\\d+}.{ext:pgn|sgf}", record)
     r.add_get("/rounds/{round:\\d+}.zip", round_zip)
+    r.add_get("/boards/{no:\\d+}/games/{game:\\d+}.{ext:pgn|sgf}", board_game)
