@@ -193,3 +193,29 @@ def test_a_chess_record_with_its_tags(tmp_path):
         assert game.headers["Event"] == "qizhong hall"
     finally:
         feed.stop()
+
+
+def test_a_restarted_server_finds_its_records_made(tmp_path, calls):
+    """The records made are kept in the store's file: after a restart the
+    first broadcast poll needs no game replayed (#20: a feed that never stalls)."""
+    h = Hall(tmp_path / "h.sqlite")
+    feed = Feed(h.store, h.states)
+    for text in XQ:
+        h.move(text)
+    made = feed.record_now(h.st)
+    feed.stop()
+    again = Feed(h.store, h.states)  # a new process: nothing in memory
+    try:
+        n = calls[0]
+        assert again.record_now(h.st) == made and calls[0] == n
+        h.move("车二进六")  # then the game goes on, built from its moves once
+        grown = xiangqi_pgn.read_game(again.record_now(h.st))
+        assert len(grown.moves) == len(XQ) + 1 and grown.clocks[-1] == h.st.presses[-1]["left"]
+        # A kept record that no longer fits its game (a name changed) is not served.
+        h.store.set_board(1, first="王天一")
+        h.st.board = h.store.boards()[0]
+        fresh = Feed(h.store, h.states)
+        assert xiangqi_pgn.read_game(fresh.record_now(h.st)).headers["Red"] == "王天一"
+        fresh.stop()
+    finally:
+        again.stop()

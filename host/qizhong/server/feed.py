@@ -26,6 +26,9 @@ events and moves) on first request and kept: ``Feed.past``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+import sqlite3
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +42,10 @@ from qizhong.server.board import BoardState
 from qizhong.server.store import Board, Store
 
 GO_SIZE = 19
+FORMAT = "1"  # the kept records' format: a new writer, a new number
+CACHE = """CREATE TABLE IF NOT EXISTS feed_records (
+  board INTEGER NOT NULL, game_no INTEGER NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY (board, game_no))"""
 RESULTS = {0: ("1-0", "B+"), 1: ("0-1", "W+"), 2: ("1/2-1/2", "0")}
 KINDS = ("xiangqi", "chess", "go")
 
@@ -265,6 +272,7 @@ class Feed:
         self._past_text: dict[tuple[int, int], tuple[tuple[Any, ...], bytes]] = {}
         self._lock = threading.Lock()
         self._locks: dict[int, asyncio.Lock] = {}
+        self._cache: sqlite3.Connection | None = None
         self.scores: dict[tuple[int, int], str] = {}
         for a in store.actions():
             args: Any = a["args"]
@@ -281,7 +289,9 @@ class Feed:
             self.version += 1
 
     def stop(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        if self._cache is not None:
+            self._cache.close()
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on the feed's thread."""
@@ -295,6 +305,7 @@ class Feed:
             st.board,
             st.game_no,
             len(st.played),
+            st.played[-1] if st.played else "",
             len(st.presses),
             st.result,
             tuple(st.flag),
@@ -333,13 +344,57 @@ class Feed:
         if kept is not None and kept.record_key == key:
             return kept.record
         g = self.game_of(st)
+        lasting = self._lasting_key(st, g)
+        if kept is None or kept.live is None:  # after a restart: made before?
+            data = self._kept_record(st.board.no, st.game_no, lasting)
+            if data is not None:
+                kept = self._kept.setdefault(st.board.no, _Kept())
+                kept.record, kept.record_key = data, key
+                return data
         live = self._live_of(st, g.info)
         kept = self._kept[st.board.no]
         kept.record, kept.record_key = live.record(g), key
+        self._keep_record(st.board.no, st.game_no, lasting, kept.record)
         return kept.record
 
+    # -- the records as made, kept in the store's file for a restart -------------------------
+
+    def _lasting_key(self, st: BoardState, g: Game) -> str:
+        """What a record depends on, in words that outlast the process."""
+        fields = dataclasses.astuple(st.board)
+        played = "\n".join(g.played)
+        return json.dumps([FORMAT, fields, st.game_no, played, g.clocks, g.result, g.flag,
+                           g.score, dataclasses.astuple(g.info)], ensure_ascii=False)  # fmt: skip
+
+    def _db(self) -> sqlite3.Connection:
+        """The feed's own connection (on its thread): a cache, so no fsync per write."""
+        if self._cache is None:
+            db = sqlite3.connect(self.store.path, check_same_thread=False, isolation_level=None,
+                                 timeout=10)  # fmt: skip
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute(CACHE)
+            self._cache = db
+        return self._cache
+
+    def _kept_record(self, no: int, game_no: int, key: str) -> bytes | None:
+        try:
+            sql = "SELECT key, data FROM feed_records WHERE board=? AND game_no=?"
+            rows = list(self._db().execute(sql, (no, game_no)))
+        except sqlite3.Error:
+            return None
+        return bytes(rows[0][1]) if rows and rows[0][0] == key else None
+
+    def _keep_record(self, no: int, game_no: int, key: str, data: bytes) -> None:
+        try:
+            self._db().execute(
+                "INSERT OR REPLACE INTO feed_records (board, game_no, key, data) VALUES (?,?,?,?)",
+                (no, game_no, key, data),
+            )
+        except sqlite3.Error:  # a cache: a record not kept is made again when asked for
+            pass
+
     def position_now(self, st: BoardState) -> dict[str, Any]:
-        key = (st.board.game, st.game_no, len(st.played))
+        key = (st.board.game, st.game_no, len(st.played), st.played[-1] if st.played else "")
         kept = self._kept.get(st.board.no)
         if kept is not None and kept.position_key == key:
             return kept.position
@@ -372,7 +427,13 @@ class Feed:
 
     async def position(self, st: BoardState) -> dict[str, Any]:
         kept = self._kept.get(st.board.no)
-        if kept is not None and kept.position_key == (st.board.game, st.game_no, len(st.played)):
+        last = st.played[-1] if st.played else ""
+        if kept is not None and kept.position_key == (
+            st.board.game,
+            st.game_no,
+            len(st.played),
+            last,
+        ):
             return kept.position
         pos: dict[str, Any] = await self.run(self.position_now, st)
         return pos
