@@ -93,6 +93,10 @@ def test_two_rounds_results_and_every_record(server):
     # The public cannot add a round; bad pairings are refused with their line.
     assert server.status_of("/api/rounds", {"pairings": csv1}) == 401
     assert server.status_of("/api/rounds", {"pairings": "9,A,B\n"}, PASSWORD) == 400
+    assert (
+        server.status_of("/api/rounds", {"pairings": csv1, "date": "2026-13-45"}, PASSWORD) == 400
+    )
+    assert server.status_of("/api/tournament", {"start": "yesterday"}, PASSWORD) == 400
     assert server.post("/api/rounds", {"pairings": csv1, "date": "2026-11-25"})["round"] == 1
     # One action: every board set up (names, game, control) and started.
     out = server.post("/api/rounds/1/start", {})

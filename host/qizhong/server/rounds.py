@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import datetime
 import io
 import re
 import unicodedata
@@ -84,9 +85,15 @@ def clean_text(value: str, what: str, limit: int = MAX_NAME) -> str:
 
 
 def check_date(value: str, what: str = "date") -> str:
+    """``YYYY-MM-DD``, a real day (or empty: unknown)."""
     value = value.strip()
-    if value and not DATE_RE.match(value):
-        raise RoundError("%s: YYYY-MM-DD, not %r" % (what, value[:20]))
+    if value:
+        try:
+            if not DATE_RE.match(value):
+                raise ValueError
+            datetime.date.fromisoformat(value)
+        except ValueError:
+            raise RoundError("%s: YYYY-MM-DD, not %r" % (what, value[:20])) from None
     return value
 
 
