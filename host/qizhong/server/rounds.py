@@ -211,13 +211,15 @@ class Rounds:
             if p.game_no:
                 games[(p.board, p.game_no)] = (int(r[0]), p)  # type: ignore[call-overload]
         self._games = games
+        rows = self.store._read("SELECT name, site, start, end FROM tournament")
+        t = rows[0] if rows else ("", "", "", "")
+        self._tournament = dict(zip(("name", "site", "start", "end"), map(str, t), strict=True))
+        rows = self.store._read("SELECT no, date FROM rounds")
+        self._dates = {int(str(n)): str(d) for n, d in rows}
         self.hall.feed.changed()
 
     def tournament(self) -> dict[str, str]:
-        rows = self.store._read("SELECT name, site, start, end FROM tournament")
-        if not rows:
-            return {"name": "", "site": "", "start": "", "end": ""}
-        return dict(zip(("name", "site", "start", "end"), map(str, rows[0]), strict=True))
+        return dict(self._tournament)
 
     def set_tournament(self, body: dict[str, Any]) -> dict[str, str]:
         t = self.tournament()
@@ -231,17 +233,16 @@ class Rounds:
             "INSERT OR REPLACE INTO tournament (id, name, site, start, end) VALUES (1,?,?,?,?)",
             (t["name"], t["site"], t["start"], t["end"]),
         )
-        self.hall.feed.changed()
+        self._reload()
         return t
 
     def numbers(self) -> list[int]:
-        return [int(str(r[0])) for r in self.store._read("SELECT no FROM rounds ORDER BY no")]
+        return sorted(self._dates)
 
     def date(self, no: int) -> str:
-        rows = self.store._read("SELECT date FROM rounds WHERE no=?", (no,))
-        if not rows:
+        if no not in self._dates:
             raise KeyError("no round %d" % no)
-        return str(rows[0][0])
+        return self._dates[no]
 
     def pairings(self, no: int) -> list[Pairing]:
         self.date(no)
