@@ -219,3 +219,25 @@ def test_a_restarted_server_finds_its_records_made(tmp_path, calls):
         fresh.stop()
     finally:
         again.stop()
+
+
+def test_a_game_whose_moves_are_kept_elsewhere_keeps_its_record_after_new(tmp_path):
+    """Moves that reach the board's state without a ``move`` action (a game
+    session keeps its own journal): the record made as they arrived keeps them."""
+    h = Hall(tmp_path / "h.sqlite")
+    feed = Feed(h.store, h.states)
+    try:
+        for text in XQ[:3]:
+            h.st.played.append(text)
+            h.event("press", (len(h.st.played) - 1) % 2)
+            feed.on_change(1, {}, None)  # as the hall's notify calls it
+        feed.executor.submit(lambda: None).result(10)  # the feed's thread has made it
+        h.event("finish", 1)
+        feed.on_change(1, {}, None)
+        made = feed.executor.submit(lambda: feed.record_now(h.st)).result(10)
+        h.event("config")  # a new game
+        assert h.st.game_no == 2 and h.st.played == []
+        assert asyncio.run(feed.past(1, 1)) == made
+        assert len(xiangqi_pgn.read_game(made).moves) == 3
+    finally:
+        feed.stop()

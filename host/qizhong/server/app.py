@@ -59,6 +59,7 @@ class Hall:
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
+        self.listeners.append(self.feed.on_change)
 
     def _restore(self) -> None:
         """Every board's state again from the store (after a restart)."""

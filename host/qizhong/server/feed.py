@@ -19,8 +19,13 @@ the first move, through pyffish (a few ms a call) three times over per move
 writing the notation again), on the event loop. ``xiangqi_pgn.Game.add_move``
 now keeps each move's notation, so the writer does not replay the game.
 
-A game that is over (after ``new``) is built once from the store (its
-events and moves) on first request and kept: ``Feed.past``.
+Every change of a board (the hall's listener ``on_change``) has its record
+made again at once on the feed's thread, so a poll finds it made; made
+records are kept in the store's file too (``feed_records``, a cache checked
+against the game before it is served), so a restarted server has them. A
+game that is over (after ``new``) is built once from the store (its events,
+and its moves: the ``move`` actions, else its last made record's) and kept:
+``Feed.past``.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ GO_SIZE = 19
 FORMAT = "1"  # the kept records' format: a new writer, a new number
 CACHE = """CREATE TABLE IF NOT EXISTS feed_records (
   board INTEGER NOT NULL, game_no INTEGER NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL,
-  PRIMARY KEY (board, game_no))"""
+  moves TEXT NOT NULL DEFAULT '[]', PRIMARY KEY (board, game_no))"""
 RESULTS = {0: ("1-0", "B+"), 1: ("0-1", "W+"), 2: ("1/2-1/2", "0")}
 KINDS = ("xiangqi", "chess", "go")
 
@@ -273,6 +278,7 @@ class Feed:
         self._lock = threading.Lock()
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: sqlite3.Connection | None = None
+        self._pending: set[int] = set()
         self.scores: dict[tuple[int, int], str] = {}
         for a in store.actions():
             args: Any = a["args"]
@@ -354,7 +360,7 @@ class Feed:
         live = self._live_of(st, g.info)
         kept = self._kept[st.board.no]
         kept.record, kept.record_key = live.record(g), key
-        self._keep_record(st.board.no, st.game_no, lasting, kept.record)
+        self._keep_record(st.board.no, st.game_no, lasting, kept.record, g.played)
         return kept.record
 
     # -- the records as made, kept in the store's file for a restart -------------------------
@@ -384,11 +390,12 @@ class Feed:
             return None
         return bytes(rows[0][1]) if rows and rows[0][0] == key else None
 
-    def _keep_record(self, no: int, game_no: int, key: str, data: bytes) -> None:
+    def _keep_record(self, no: int, game_no: int, key: str, data: bytes, moves: list[str]) -> None:
         try:
             self._db().execute(
-                "INSERT OR REPLACE INTO feed_records (board, game_no, key, data) VALUES (?,?,?,?)",
-                (no, game_no, key, data),
+                "INSERT OR REPLACE INTO feed_records (board, game_no, key, data, moves)"
+                " VALUES (?,?,?,?,?)",
+                (no, game_no, key, data, json.dumps(moves, ensure_ascii=False)),
             )
         except sqlite3.Error:  # a cache: a record not kept is made again when asked for
             pass
@@ -492,6 +499,48 @@ class Feed:
         self._past_text[(no, game_no)] = (key, data)
         return data
 
+    def moves_of(self, no: int, game_no: int) -> list[str]:
+        """A game's moves as kept: the ``move`` actions of the page's move entry,
+        else those its last made record had (a session's moves, kept elsewhere)."""
+        played = [
+            str(a["args"]["text"])  # type: ignore[index]
+            for a in self.store.actions(no)
+            if a["verb"] == "move" and a["outcome"] == "ok" and a["args"]["game"] == game_no  # type: ignore[index]
+        ]
+        if played:
+            return played
+        try:
+            sql = "SELECT moves FROM feed_records WHERE board=? AND game_no=?"
+            rows = list(self._db().execute(sql, (no, game_no)))
+        except sqlite3.Error:
+            return []
+        return [str(m) for m in json.loads(rows[0][0])] if rows else []
+
+    # -- made as moves arrive ------------------------------------------------------------------
+
+    def on_change(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
+        """A board changed (the hall's listener, from any thread): its record is
+        made again on the feed's thread, once for a burst of changes."""
+        with self._lock:
+            if no in self._pending:
+                return
+            self._pending.add(no)
+        try:
+            self.executor.submit(self._made, no)
+        except RuntimeError:  # stopping
+            pass
+
+    def _made(self, no: int) -> None:
+        with self._lock:
+            self._pending.discard(no)
+        st = self.states.get(no)
+        if st is None or st.board.game not in KINDS:
+            return
+        try:
+            self.record_now(st)
+        except Exception:  # a record that cannot be made says so when it is asked for
+            pass
+
     def replay(self, no: int, game_no: int, board: Board) -> Game:
         """Game ``game_no`` of board ``no`` from the store: its presses and
         result from the events (as the board's state counts games), its moves
@@ -512,11 +561,7 @@ class Feed:
                 break
         if snap is None:
             raise KeyError("board %d has no game %d" % (no, game_no))
-        played = [
-            str(a["args"]["text"])  # type: ignore[index]
-            for a in self.store.actions(no)
-            if a["verb"] == "move" and a["outcome"] == "ok" and a["args"]["game"] == game_no  # type: ignore[index]
-        ]
+        played = self.moves_of(no, game_no)
         info = self.info(no, game_no) or Info.of(board)
         presses, result, flag = snap
         clocks = [presses[i]["left"] if i < len(presses) else None for i in range(len(played))]
