@@ -179,3 +179,27 @@ def test_two_rounds_results_and_every_record(server):
     server.start()
     assert fetch(server, "/rounds/1/1.pgn") == pgn
     assert fetch(server, "/rounds/1/2.sgf") == sgf
+
+
+def test_a_game_of_no_round_gets_the_tournaments_name(tmp_path):
+    import types
+
+    from qizhong.server.board import BoardState
+    from qizhong.server.feed import Feed
+    from qizhong.server.rounds import Rounds
+    from qizhong.server.store import Store
+
+    store = Store(str(tmp_path / "h.sqlite"))
+    store.board_for("c1", "/dev/x", "xiangqi", "xq-rapid")
+    states = {1: BoardState(store.boards()[0])}
+    hall = types.SimpleNamespace(store=store, states=states, feed=Feed(store, states))
+    try:
+        rounds = Rounds(hall)
+        assert rounds.info(1, 1) is None  # no tournament: the record says "qizhong hall"
+        rounds.set_tournament({"name": "Hall Open", "site": "Shanghai"})
+        info = rounds.info(1, 1)
+        assert (info.event, info.site, info.round, info.board) == ("Hall Open", "Shanghai", "", 1)
+        with pytest.raises(RoundError, match="YYYY-MM-DD"):
+            rounds.set_tournament({"start": "2026-02-30"})
+    finally:
+        hall.feed.stop()

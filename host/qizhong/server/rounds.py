@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import dataclasses
 import datetime
 import io
 import re
@@ -283,12 +284,18 @@ class Rounds:
         return no
 
     def info(self, board: int, game_no: int) -> Info | None:
-        """A round's game's tags (the feed's ``info``), None for a game of no round."""
+        """A game's tags (the feed's ``info``): a round's game's from its pairing;
+        a game of no round gets the tournament's name and site (else None)."""
         got = self._games.get((board, game_no))
-        if got is None:
-            return None
-        rnd, p = got
         t = self.tournament()
+        if got is None:
+            st = self.hall.states.get(board)
+            if st is None or not (t["name"] or t["site"]):
+                return None
+            return dataclasses.replace(
+                Info.of(st.board), event=t["name"] or "qizhong hall", site=t["site"]
+            )
+        rnd, p = got
         return Info(
             p.game,
             p.first,
