@@ -341,16 +341,16 @@ class Rounds:
         st = hall.states[p.board]
         try:
             if not p.game_no:
-                fields = {"first": p.first, "second": p.second, "game": p.game, "spec": p.spec}
-                hall.store.add_action(p.board, "players", dict(fields), "arbiter")
-                hall.store.set_board(p.board, **fields)
-                st.board = next(b for b in hall.store.boards() if b.no == p.board)
-                seen = self._wait_event(p.board, "config")
+                seen = self._wait_event(p.board, "config")  # a new game on the clock first
                 await self._clock(p.board, "config", {"spec": p.spec, "override": True})
                 try:
                     await asyncio.wait_for(seen, 10)
                 except TimeoutError:
                     return "the clock took the control but did not say so"
+                fields = {"first": p.first, "second": p.second, "game": p.game, "spec": p.spec}
+                hall.store.add_action(p.board, "players", dict(fields), "arbiter")
+                hall.store.set_board(p.board, **fields)
+                st.board = next(b for b in hall.store.boards() if b.no == p.board)
                 self.store._write(
                     "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
                     (st.game_no, no, p.board),
