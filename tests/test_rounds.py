@@ -111,6 +111,8 @@ def test_two_rounds_results_and_every_record(server):
         server.wait(ws, lambda m, b=board: is_event(m, "finish", b))
     # A Go score: RE[B+3.5], not B+R.
     assert server.status_of("/api/boards/2/score", {"score": "B+lots"}, PASSWORD) == 400
+    assert server.status_of("/api/boards/2/score", {"score": "B+1", "game": 7}, PASSWORD) == 400
+    assert server.status_of("/api/boards/1/score", {"score": "B+1"}, PASSWORD) == 400  # Xiangqi
     server.post("/api/boards/2/score", {"score": "B+3.5"})
     rows = server.get("/api/rounds/1")["boards"]
     assert [(r["board"], r["result"], r["score"], r["moves"]) for r in rows] == [

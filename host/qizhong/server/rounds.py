@@ -601,8 +601,12 @@ def add_routes(app: Any, hall: Any) -> None:
             raise web.HTTPBadRequest(text="board %d does not play Go" % board)
         body = await _json(request)
         game = body.get("game")
-        if game is not None and (isinstance(game, bool) or not isinstance(game, int)):
-            raise web.HTTPBadRequest(text="game: a game number")
+        if game is not None and (
+            isinstance(game, bool)
+            or not isinstance(game, int)
+            or not 0 < game <= hall.states[board].game_no
+        ):
+            raise web.HTTPBadRequest(text="game: one of the board's game numbers")
         try:
             got = rounds.score(board, str(body.get("score", "")), game)
         except RoundError as e:
