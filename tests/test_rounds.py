@@ -205,3 +205,18 @@ def test_a_game_of_no_round_gets_the_tournaments_name(tmp_path):
             rounds.set_tournament({"start": "2026-02-30"})
     finally:
         hall.feed.stop()
+
+
+def test_qizhong_round_says_what_is_wrong(tmp_path, monkeypatch, capsys):
+    """The CLI's own errors (its successes: docs/server.md's session, run by
+    tests/test_docs_commands.py): no password for a change, no server."""
+    from qizhong.cli.main import main
+
+    csv_file = tmp_path / "r.csv"
+    csv_file.write_text("board,first,second\n1,A,B\n", encoding="utf-8")
+    monkeypatch.delenv("QIZHONG_ARBITER_PASSWORD", raising=False)
+    url = "http://127.0.0.1:9"  # nothing listens there
+    assert main(["round", "--server", url, "import", str(csv_file)]) == 1
+    assert "QIZHONG_ARBITER_PASSWORD" in capsys.readouterr().err
+    assert main(["round", "--server", url, "results", "1"]) == 1
+    assert "no server at http://127.0.0.1:9" in capsys.readouterr().err
