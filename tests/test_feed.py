@@ -37,9 +37,9 @@ class Hall:
         self.event("config")
         self.event("start", 0)
 
-    def event(self, name, side=-1):
+    def event(self, name, side=-1, arg=0):
         self.seq += 1
-        ev = Event(self.seq, 1000 * self.seq, name, side, 0, (self.left[0], self.left[1]))
+        ev = Event(self.seq, 1000 * self.seq, name, side, arg, (self.left[0], self.left[1]))
         self.st.apply(self.store.add_event(1, "b1", ev))
 
     def move(self, text):
@@ -165,7 +165,7 @@ def test_go_score_and_time_tags_in_the_sgf(tmp_path):
         for text in ("D4", "Q16", "pass", "pass"):
             h.move(text)
         h.event("finish", 0)
-        assert go_sgf.read(feed.record_now(h.st)).result == "B+R"  # no score entered
+        assert go_sgf.read(feed.record_now(h.st)).result == "B+"  # counted, no score yet
         feed.scores[(1, 1)] = "B+3.5"
         data = feed.record_now(h.st)
         root = sgfmill.sgf.Sgf_game.from_bytes(data).get_root()
@@ -176,6 +176,11 @@ def test_go_score_and_time_tags_in_the_sgf(tmp_path):
         rec = go_sgf.read(data)
         assert [m.gtp() for m in rec.board.move_stack] == ["D4", "Q16", "pass", "pass"]
         assert [t.left_ms for t in rec.times] == [p["left"] for p in h.st.presses]
+        # A game not played out (no two passes): the arbiter's result is a resignation.
+        h.event("config")
+        h.move("D4")
+        h.event("finish", arg=1)  # White wins
+        assert go_sgf.read(feed.record_now(h.st)).result == "W+R"
     finally:
         feed.stop()
 

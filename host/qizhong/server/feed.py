@@ -207,11 +207,16 @@ def _chess(live: Live, g: Game) -> str:
 
 
 def go_result(g: Game) -> str:
-    """SGF's RE: the score entered, else a flag's ``+T``, else the clock's result."""
+    """SGF's RE: the score entered; else a flag's ``B+T``; after two passes
+    with no score entered, ``B+`` (SGF's win with the score not given); else
+    the result the arbiter gave a game not played out: ``B+R``."""
     if g.score:
         return g.score
     if g.result in (0, 1):
-        return RESULTS[g.result][1] + ("T" if g.flag[1 - g.result] else "R")
+        if g.flag[1 - g.result]:
+            return RESULTS[g.result][1] + "T"
+        counted = g.played[-2:] == ["pass", "pass"]
+        return RESULTS[g.result][1] + ("" if counted else "R")
     return "0" if g.result == 2 else ""
 
 
