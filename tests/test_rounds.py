@@ -73,10 +73,11 @@ def is_event(m, name, board):
 
 
 def play(server, ws, board, moves):
+    """Each move as a scorekeeper enters it: the press, then the move."""
     for i, text in enumerate(moves):
-        server.post("/api/boards/%d/move" % board, {"text": text})
         sims.press(server.sim(board), "left" if i % 2 == 0 else "right", 40, wait_up=True)
         server.wait(ws, lambda m: is_event(m, "press", board))
+        server.post("/api/boards/%d/move" % board, {"text": text})
 
 
 def test_two_rounds_results_and_every_record(server):

@@ -48,9 +48,9 @@ def main(out: str) -> int:
             games = {1: ["炮二平五", "马8进7", "马二进三"], 3: ["D4", "Q16", "pass", "pass"],
                      4: ["e4", "e5", "Nf3", "Nc6"]}  # fmt: skip
             for no, moves in games.items():
-                for i, text in enumerate(moves):
-                    s.post("/api/boards/%d/move" % no, {"text": text})
+                for i, text in enumerate(moves):  # as a scorekeeper: the press, then the move
                     sims.press(s.sim(no), "left" if i % 2 == 0 else "right", 40, wait_up=True)
+                    s.post("/api/boards/%d/move" % no, {"text": text})
             s.post("/api/boards/3/finish", {"result": "black"})
             s.post("/api/boards/3/score", {"score": "B+3.5"})
             s.post("/api/boards/2/finish", {"result": 2})
