@@ -29,6 +29,7 @@ inside the one second of the count, a phrase under 0.9 s.
 
 import argparse
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,7 @@ PEAK = 29204  # -1 dBFS: headroom, so no sample reaches full scale
 THRESHOLD = 0.01  # of the peak (-40 dB): quieter edges count as silence
 PAD_MS = 10  # silence kept either side of the sound
 FADE_MS = 4  # linear fade-in/out at the very ends
+FILL = 2  # what exact zeros inside a cue become (fill_pauses)
 
 DIGIT_MAX_MS = 600
 PHRASE_MAX_MS = 850  # the hard limit (tests) is 900
@@ -49,7 +51,7 @@ STEP_WPM = 5
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "firmware"))
-from qizhong import adpcm  # noqa: E402
+from qizhong import adpcm, voice  # noqa: E402
 
 NUMERALS = ("一", "二", "三", "四", "五", "六", "七", "八", "九", "十")
 SECONDS = (10, 20, 30, 40, 50, 55, 58)
@@ -126,10 +128,11 @@ def _cues(lang: str) -> tuple[list[Cue], list[Cue], list[Cue], list[Cue]]:
     for s in SECONDS:
         t = EN_TENS[s - s % 10] + ("-" + EN_DIGITS[s % 10 - 1] if s % 10 else " seconds")
         seconds.append(("s%d" % s, t, t))
-    minutes = [("m1", "one minute", "one minute"), ("r1", "last period", "last period")]
+    # British Go Journal 106: "55, 58, 1 minute, no time left": the last period starts.
+    minutes = [("m1", "one minute", "one minute"), ("r1", "no time left", "no time left")]
     minutes += [("r%d" % k, "%s periods left" % EN_DIGITS[k - 1], "%s periods left" % EN_DIGITS[k - 1])
                 for k in PERIODS if k > 1]  # fmt: skip
-    return digits, seconds, minutes, [("f", "no time left", "no time left")]
+    return digits, seconds, minutes, [("f", "time is up", "time is up")]
 
 
 # lang: (espeak-ng voices, the first one listed wins)
@@ -230,12 +233,25 @@ def fade(samples: array, n: int) -> array:
     return out
 
 
+def fill_pauses(samples: array, level: int = FILL) -> array:
+    """Exact zeros inside the sound become +-``level`` in turn (-84 dBFS, at
+    4 kHz: inaudible). The test jig ends a cue at a run of zeros (jig/jigcore.py
+    GAP); espeak-ng's Cantonese has such runs between syllables."""
+    out = array("h", samples)
+    nz = [i for i, x in enumerate(out) if x]
+    if nz:
+        for i in range(nz[0], nz[-1]):
+            if not out[i]:
+                out[i] = level if i & 1 else -level
+    return out
+
+
 def process(samples: array) -> array:
-    """Raw 8 kHz synthesis to the finished cue: trim, normalise, fade."""
+    """Raw 8 kHz synthesis to the finished cue: trim, normalise, fade, fill pauses."""
     top = max((abs(x) for x in samples), default=0)
     pad = RATE * PAD_MS // 1000
     trimmed = trim_silence(samples, max(1, round(top * THRESHOLD)), pad)
-    return fade(normalise(trimmed), RATE * FADE_MS // 1000)
+    return fill_pauses(fade(normalise(trimmed), RATE * FADE_MS // 1000))
 
 
 def duration_ms(samples: array) -> int:
@@ -300,39 +316,65 @@ def version() -> str:
     return out[out.index("text-to-speech:") + 1] if "text-to-speech:" in out else "?"
 
 
+def bank(cues: list[bytes]) -> bytes:
+    """A cue bank (``qizhong.voice.BANK``): the header, the slot table, the data."""
+    head = bytearray(voice.MAGIC + struct.pack("<HH", len(cues), 0))
+    at = len(head) + 8 * len(cues)
+    for c in cues:
+        head += struct.pack("<II", at, len(c))
+        at += len(c)
+    return bytes(head) + b"".join(cues)
+
+
+def read_bank(data: bytes) -> list[bytes]:
+    """The cues of a bank, in slot order (ValueError if it is not one)."""
+    if data[:4] != voice.MAGIC:
+        raise ValueError("not a cue bank")
+    (n,) = struct.unpack_from("<H", data, 4)
+    out = []
+    for i in range(n):
+        at, size = struct.unpack_from("<II", data, voice.BANK_HEAD + 8 * i)
+        if at + size > len(data):
+            raise ValueError("slot %d beyond the end" % i)
+        out.append(data[at : at + size])
+    return out
+
+
 def make(lang: str, outdir: str, tmp: str) -> int:
     """Write one language's cues and index into ``outdir``; returns their bytes."""
-    voice = pick_voice(lang)
+    espeak = pick_voice(lang)
     cues = [cue for _name, _limit, group in groups(lang) for cue in group]
+    assert sorted(stem for stem, _t, _s in cues) == sorted(voice.STEMS), lang
     for _stem, _text, say in cues:
-        check_phonemes(voice, say)
+        check_phonemes(espeak, say)
     samples: dict[str, array] = {}
     speeds = []
     for name, limit, group in groups(lang):
-        wpm, out = fit(voice, group, limit, tmp)
+        wpm, out = fit(espeak, group, limit, tmp)
         samples.update(out)
         speeds.append("%s %d wpm" % (name, wpm))
     os.makedirs(outdir, exist_ok=True)
     for name in sorted(os.listdir(outdir)):
-        if name.endswith(".ima") and name[:-4] not in samples:
-            os.remove(os.path.join(outdir, name))  # a stale cue
-            print("removed", name)
+        if name.endswith(".ima"):  # the older layout: one file a cue
+            os.remove(os.path.join(outdir, name))
     lines = [
         "# %s voice cues of qizhong, generated by tools/make_voice.py (make voice)." % lang,
-        "# format: ima_adpcm mono %d Hz" % RATE,
-        "# espeak-ng %s, voice %s; %s" % (version(), voice, ", ".join(speeds)),
+        "# format: ima_adpcm mono %d Hz, in %s" % (RATE, voice.BANK),
+        "# espeak-ng %s, voice %s; %s" % (version(), espeak, ", ".join(speeds)),
         "# stem\tbytes\tduration_ms\ttext",
     ]
-    total = 0
-    for stem, text, _say in cues:
-        data = encode(samples[stem])
-        with open(os.path.join(outdir, stem + ".ima"), "wb") as f:
-            f.write(data)
-        total += len(data)
-        lines.append("%s\t%d\t%d\t%s" % (stem, len(data), duration_ms(decode(data)), text))
+    texts = {stem: text for stem, text, _say in cues}
+    data = {stem: encode(samples[stem]) for stem in voice.STEMS}
+    for stem in voice.STEMS:
+        lines.append(
+            "%s\t%d\t%d\t%s" % (stem, len(data[stem]), duration_ms(decode(data[stem])), texts[stem])
+        )
+    with open(os.path.join(outdir, voice.BANK), "wb") as f:
+        f.write(bank([data[stem] for stem in voice.STEMS]))
+    total = sum(len(d) for d in data.values())
     with open(os.path.join(outdir, "index.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    print("%s: %d cues, %d bytes; voice %s; %s" % (lang, len(cues), total, voice, ", ".join(speeds)))
+    print("%s: %d cues, %d bytes; voice %s; %s" % (lang, len(cues), total, espeak, ", ".join(speeds)))
     return total
 
 

@@ -81,11 +81,6 @@ def _left_any(lg):
     return lg in (JA, KO, EN)
 
 
-def _end_word(lg, window):
-    # Counting up, the last period's last word: the digit, or English "no time left".
-    return FLAG if lg == EN else window
-
-
 def count_table(period_ms, lg=None, st=None):
     """TC-5 Xiangqi count over the last ``min(10, P)`` seconds of the period.
 
@@ -109,8 +104,7 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
     and English add "55秒" "58秒" and at 60 s "1分" and "k periods left"
     (``LEFT``, k added when spoken); Japanese and Korean count "1".."9" over
     the last ten seconds and say the periods left at 60 s. In the last period
-    every language counts "1".."9" and says "10" at 60 s (English: "no time
-    left"). Other periods (TC-6b): every 10 s while more than 10 s remain,
+    every language counts "1".."9" and says "10" at 60 s: the loss. Other periods (TC-6b): every 10 s while more than 10 s remain,
     then the count.
 
     Down (DIT-40): "30秒" "20秒" left, then "10" .. "1"; at the end the
@@ -139,7 +133,7 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
         s += 10
     digits = [(start + k * _S, k) for k in range(1, window)]
     if last:
-        return tuple(out + digits + [(period_ms, _end_word(lg, window))])
+        return tuple(out + digits + [(period_ms, window)])
     if period_ms == _MIN and _fine(lg):
         out += [(55 * _S, SEC + 55), (58 * _S, SEC + 58), (period_ms, MIN1)]
         return tuple(out + [(period_ms, LEFT)])
@@ -151,8 +145,7 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
 def canadian_table(period_ms, lg=None, st=None):
     """TC-7 Canadian: cues by the block's time left, as ``(left_ms, cue)``.
 
-    Up: "1".."9" over the block's last ten seconds, then "10" (English: "no
-    time left") as it runs out. Down: "30秒" and "20秒" left, "10".."1", and the
+    Up: "1".."9" over the block's last ten seconds, then "10" as it runs out. Down: "30秒" and "20秒" left, "10".."1", and the
     flag word at 0.
     """
     lg = lang if lg is None else lg
@@ -162,15 +155,15 @@ def canadian_table(period_ms, lg=None, st=None):
         out += [(k * _S, k) for k in range(10, 0, -1) if k * _S < period_ms]
         return tuple(out + [(0, FLAG)])
     out = [((10 - k) * _S, k) for k in range(1, 10) if (10 - k) * _S < period_ms]
-    return tuple(out + [(0, _end_word(lg, 10))])
+    return tuple(out + [(0, 10)])
 
 
 def cue_text(cue):
-    """What the speaker says, as text: "1", "30秒", "1分", "还剩 2 分", "超时"."""
+    """What the speaker says, as text: "1", "30秒", "1分", "还剩 2 分", "时间到"."""
     if cue >= LEFT:
         return "还剩 %d 分" % (cue - LEFT)
     if cue == FLAG:
-        return "超时"
+        return "时间到"
     if cue == MIN1:
         return "1分"
     if cue >= SEC:
@@ -178,8 +171,40 @@ def cue_text(cue):
     return str(cue)
 
 
+STEMS = (
+    "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9", "n10",
+    "s10", "s20", "s30", "s40", "s50", "s55", "s58", "m1", "f",
+    "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10",
+)  # fmt: skip
+_SECS = (10, 20, 30, 40, 50, 55, 58)
+
+# A language's cue bank, ``<lang>/cues.bin``: magic, the number of slots (u16)
+# and a u16 0; then per slot (``STEMS`` order) the offset and the length of its
+# IMA ADPCM bytes (u32 each, little-endian); then the data.
+BANK = "cues.bin"
+MAGIC = b"QZV1"
+BANK_HEAD = const(8)
+
+
+def cue_slot(cue):
+    """The cue's slot in a bank (its index in ``STEMS``), -1 if none. Allocates nothing."""
+    if 1 <= cue <= 10:
+        return cue - 1
+    if LEFT < cue <= LEFT + 10:
+        return 18 + cue - LEFT
+    if cue == FLAG:
+        return 18
+    if cue == MIN1:
+        return 17
+    if SEC < cue < MIN1:
+        for i in range(7):
+            if _SECS[i] == cue - SEC:
+                return 10 + i
+    return -1
+
+
 def cue_asset(cue):
-    """The sample's file stem: n1..n10, s30, m1, f, r3."""
+    """The sample's stem: n1..n10, s30, m1, f, r3 (there may be no sample: r11)."""
     if cue >= LEFT:
         return "r%d" % (cue - LEFT)
     if cue == FLAG:
@@ -189,8 +214,3 @@ def cue_asset(cue):
     if cue >= SEC:
         return "s%d" % (cue - SEC)
     return "n%d" % cue
-
-
-def cue_path(cue):
-    """The sample's path under the voice folder, in the language in use: "ja/n1.ima"."""
-    return LANGS[lang] + "/" + cue_asset(cue) + ".ima"
