@@ -87,7 +87,7 @@ def test_the_cue_table_is_current_and_every_cue_is_told_apart():
     table = jig.cue_table(jig.voice_dir())
     with open(jig.cues_path(), encoding="utf-8") as f:
         assert f.read() == jig.render_cues(table)
-    assert len(table) == len(voice.LANGS) * len(voice.STEMS)
+    assert len(table) == len(voice.LANGS) * voice.SLOTS
 
 
 def test_two_cues_that_sound_alike_are_refused(tmp_path):

@@ -344,7 +344,7 @@ def make(lang: str, outdir: str, tmp: str) -> int:
     """Write one language's cues and index into ``outdir``; returns their bytes."""
     espeak = pick_voice(lang)
     cues = [cue for _name, _limit, group in groups(lang) for cue in group]
-    assert sorted(stem for stem, _t, _s in cues) == sorted(voice.STEMS), lang
+    assert sorted(stem for stem, _t, _s in cues) == sorted(voice.stems()), lang
     for _stem, _text, say in cues:
         check_phonemes(espeak, say)
     samples: dict[str, array] = {}
@@ -364,13 +364,13 @@ def make(lang: str, outdir: str, tmp: str) -> int:
         "# stem\tbytes\tduration_ms\ttext",
     ]
     texts = {stem: text for stem, text, _say in cues}
-    data = {stem: encode(samples[stem]) for stem in voice.STEMS}
-    for stem in voice.STEMS:
+    data = {stem: encode(samples[stem]) for stem in voice.stems()}
+    for stem in voice.stems():
         lines.append(
             "%s\t%d\t%d\t%s" % (stem, len(data[stem]), duration_ms(decode(data[stem])), texts[stem])
         )
     with open(os.path.join(outdir, voice.BANK), "wb") as f:
-        f.write(bank([data[stem] for stem in voice.STEMS]))
+        f.write(bank([data[stem] for stem in voice.stems()]))
     total = sum(len(d) for d in data.values())
     with open(os.path.join(outdir, "index.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")

@@ -338,7 +338,7 @@ class Board:
         self._dec = adpcm.Decoder()
         self._zeros = bytearray(CHUNK)
         self._bank = None  # the language's cue bank (voice.BANK), open
-        self._slots = [0] * (2 * len(voice.STEMS))  # offset, length per slot
+        self._slots = [0] * (2 * voice.SLOTS)  # offset, length per slot
         self._lang_want = voice.LANGS[voice.lang]
         self._swap_cb = self._swap
         self._left = 0  # ADPCM bytes of the playing cue not read yet
@@ -664,7 +664,7 @@ class Board:
         except OSError:  # no bank: every cue is missing
             return
         head = f.read(voice.BANK_HEAD + 4 * len(self._slots))
-        n = len(voice.STEMS)
+        n = voice.SLOTS
         if head[:4] != voice.MAGIC or head[4] | head[5] << 8 != n:
             f.close()
             return

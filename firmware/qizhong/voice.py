@@ -36,13 +36,12 @@ LEFT = const(300)
 
 LANGS = ("cmn", "yue", "ja", "ko", "en")
 STYLES = ("up", "down")
-CMN = const(0)
-YUE = const(1)
-JA = const(2)
-KO = const(3)
-EN = const(4)
-UP = const(0)
-DOWN = const(1)
+_CMN = const(0)
+_YUE = const(1)
+_JA = const(2)
+_KO = const(3)
+_EN = const(4)
+_DOWN = const(1)  # STYLES' index; 0 is up
 
 # The voice in use (``use``): what tables are built for and which cue set plays.
 lang = 0
@@ -62,23 +61,14 @@ def use(lang_i, style_i):
     style = style_i
 
 
-def parse(word):
-    """``"ja"`` -> 2 and ``"down"`` -> 1; ValueError for anything else."""
-    if word in LANGS:
-        return LANGS.index(word)
-    if word in STYLES:
-        return STYLES.index(word)
-    raise ValueError("voice %s|%s" % ("|".join(LANGS), "|".join(STYLES)))
-
-
 def _fine(lg):
     # The Chinese rules' readings: 55 s and 58 s, then "1分", in every period but the last.
-    return lg in (CMN, YUE, EN)
+    return lg in (_CMN, _YUE, _EN)
 
 
 def _left_any(lg):
     # "k periods left" fits a period of any length (回, 회, periods); 还剩 k 分 only 60 s.
-    return lg in (JA, KO, EN)
+    return lg in (_JA, _KO, _EN)
 
 
 def count_table(period_ms, lg=None, st=None):
@@ -92,7 +82,7 @@ def count_table(period_ms, lg=None, st=None):
     st = style if st is None else st
     window = min(10, period_ms // _S)
     start = period_ms - window * _S
-    if st == DOWN:
+    if st == _DOWN:
         return tuple((start + k * _S, window - k) for k in range(1, window))
     return tuple((start + k * _S, k) for k in range(1, window + 1))
 
@@ -115,7 +105,7 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
     window = min(10, period_ms // _S)
     start = period_ms - window * _S
     out = []
-    if st == DOWN:
+    if st == _DOWN:
         for r in (30, 20):
             if 10 < r and r * _S < period_ms:
                 out.append((period_ms - r * _S, SEC + r))
@@ -150,7 +140,7 @@ def canadian_table(period_ms, lg=None, st=None):
     """
     lg = lang if lg is None else lg
     st = style if st is None else st
-    if st == DOWN:
+    if st == _DOWN:
         out = [(r * _S, SEC + r) for r in (30, 20) if r * _S < period_ms]
         out += [(k * _S, k) for k in range(10, 0, -1) if k * _S < period_ms]
         return tuple(out + [(0, FLAG)])
@@ -171,15 +161,21 @@ def cue_text(cue):
     return str(cue)
 
 
-STEMS = (
-    "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9", "n10",
-    "s10", "s20", "s30", "s40", "s50", "s55", "s58", "m1", "f",
-    "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10",
-)  # fmt: skip
 _SECS = (10, 20, 30, 40, 50, 55, 58)
+SLOTS = const(29)  # the cues of a language: 10 digits, 7 seconds, 1分, the flag, 10 left
+
+
+def stems():
+    """Each slot's stem, in bank order: n1..n10, s10..s58, m1, f, r1..r10."""
+    return (
+        ["n%d" % k for k in range(1, 11)]
+        + ["s%d" % s for s in _SECS]
+        + ["m1", "f"]
+        + ["r%d" % k for k in range(1, 11)]
+    )
 
 # A language's cue bank, ``<lang>/cues.bin``: magic, the number of slots (u16)
-# and a u16 0; then per slot (``STEMS`` order) the offset and the length of its
+# and a u16 0; then per slot (``stems()`` order) the offset and the length of its
 # IMA ADPCM bytes (u32 each, little-endian); then the data.
 BANK = "cues.bin"
 MAGIC = b"QZV1"
@@ -187,7 +183,7 @@ BANK_HEAD = const(8)
 
 
 def cue_slot(cue):
-    """The cue's slot in a bank (its index in ``STEMS``), -1 if none. Allocates nothing."""
+    """The cue's slot in a bank (its index in ``stems()``), -1 if none. Allocates nothing."""
     if 1 <= cue <= 10:
         return cue - 1
     if LEFT < cue <= LEFT + 10:

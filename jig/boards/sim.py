@@ -164,7 +164,7 @@ class Board:
         slot = voice.cue_slot(cue)
         try:
             with open(self.voice_dir + "/" + self.lang + "/" + voice.BANK, "rb") as f:
-                head = f.read(voice.BANK_HEAD + 8 * len(voice.STEMS))
+                head = f.read(voice.BANK_HEAD + 8 * voice.SLOTS)
                 j = voice.BANK_HEAD + 8 * slot
                 n = int.from_bytes(head[j + 4 : j + 8], "little")
                 f.seek(int.from_bytes(head[j : j + 4], "little"))

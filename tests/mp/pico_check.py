@@ -408,7 +408,7 @@ def pcm(stem, lang="cmn"):
     its last chunk filled with silence."""
     with open(VOICE + "/" + lang + "/" + voice.BANK, "rb") as f:
         data = f.read()
-    j = voice.BANK_HEAD + 8 * voice.STEMS.index(stem)
+    j = voice.BANK_HEAD + 8 * voice.stems().index(stem)
     at = int.from_bytes(data[j : j + 4], "little")
     n = int.from_bytes(data[j + 4 : j + 8], "little")
     out = bytearray(4 * n)

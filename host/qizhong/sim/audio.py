@@ -29,15 +29,15 @@ def assets_dir() -> str:
 
 
 def read_bank(path: str) -> list[bytes]:
-    """The IMA ADPCM bytes of each slot (``voice.STEMS`` order) of a cue bank;
+    """The IMA ADPCM bytes of each slot (``voice.stems()`` order) of a cue bank;
     ValueError if the file is not a whole bank."""
     with open(path, "rb") as f:
         data = f.read()
     if data[: len(voice.MAGIC)] != voice.MAGIC or len(data) < voice.BANK_HEAD:
         raise ValueError("%s is not a cue bank" % path)
     (n,) = struct.unpack_from("<H", data, 4)
-    if n != len(voice.STEMS) or len(data) < voice.BANK_HEAD + 8 * n:
-        raise ValueError("%s has %d slots, not %d" % (path, n, len(voice.STEMS)))
+    if n != voice.SLOTS or len(data) < voice.BANK_HEAD + 8 * n:
+        raise ValueError("%s has %d slots, not %d" % (path, n, voice.SLOTS))
     out = []
     for i in range(n):
         at, size = struct.unpack_from("<II", data, voice.BANK_HEAD + 8 * i)

@@ -89,7 +89,7 @@ def cue_table(voice_dir: str) -> dict[tuple[int, int], tuple[int, int]]:
         for cue in cue_ids():
             slot = voice.cue_slot(cue)
             if slot >= 0:
-                name = "%s/%s" % (lang, voice.STEMS[slot])
+                name = "%s/%s" % (lang, voice.stems()[slot])
                 _add(table, cue, name, list(audio.decode(bank[slot])))
     return table
 
