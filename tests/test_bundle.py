@@ -51,7 +51,10 @@ def test_every_languages_cue_bank_is_copied_byte_for_byte(built):
     assert arm.count("assets/voice/") == len(voice.LANGS) == 5
     for lang in voice.LANGS:
         rel = os.path.join(lang, voice.BANK)
-        with open(os.path.join(src, rel), "rb") as a, open(base / "arm/assets/voice" / rel, "rb") as b:
+        with (
+            open(os.path.join(src, rel), "rb") as a,
+            open(base / "arm/assets/voice" / rel, "rb") as b,
+        ):
             assert a.read() == b.read(), rel
 
 

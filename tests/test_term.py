@@ -21,7 +21,6 @@ import wave
 import pyte
 import pytest
 
-from qizhong.core import voice
 from qizhong.sim import audio
 
 QIZHONG = os.path.join(os.path.dirname(sys.executable), "qizhong")

@@ -110,7 +110,7 @@ def test_japanese_and_korean_count_in_every_period():
     for lg in (JA, KO):
         table = voice.byoyomi_table(60000, False, lg, UP)
         assert (55000, SEC + 55) not in table and (60000, MIN1) not in table
-        assert table[3:] == tuple((50000 + k * 1000, k) for k in range(1, 10)) + ((60000, LEFT),)
+        assert table[3:] == (*tuple((50000 + k * 1000, k) for k in range(1, 10)), (60000, LEFT))
         assert voice.byoyomi_table(60000, True, lg, UP)[-1] == (60000, 10)
 
 
@@ -130,9 +130,8 @@ def test_canadian_cues_by_time_left():
     assert voice.canadian_table(600000, CMN, UP) == tuple(
         [((10 - k) * 1000, k) for k in range(1, 10)] + [(0, 10)]
     )
-    assert voice.canadian_table(600000, KO, DOWN) == tuple(
-        [(30000, SEC + 30), (20000, SEC + 20)] + [(k * 1000, k) for k in range(10, 0, -1)]
-    ) + ((0, FLAG),)
+    down = [(30000, SEC + 30), (20000, SEC + 20), *[(k * 1000, k) for k in range(10, 0, -1)]]
+    assert voice.canadian_table(600000, KO, DOWN) == (*down, (0, FLAG))
     assert voice.canadian_table(25000, EN, DOWN)[0] == (20000, SEC + 20)  # no 30 s in 25 s
 
 

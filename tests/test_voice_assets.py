@@ -167,7 +167,9 @@ def test_cue_duration_audibility_and_trim(lang, stem):
     assert peak < 32767, "%s/%s reaches full scale" % (lang, stem)
     near_peak = sum(1 for x in a if abs(x) >= 0.98 * peak)
     assert near_peak <= len(a) // 100, "%s/%s is flat-topped" % (lang, stem)
-    loud = [i for i, x in enumerate(a) if abs(x) >= 0.01 * peak]  # make_voice.THRESHOLD: "th" counts
+    loud = [
+        i for i, x in enumerate(a) if abs(x) >= 0.01 * peak
+    ]  # make_voice.THRESHOLD: "th" counts
     edge = RATE * EDGE_MS // 1000
     assert loud[0] < edge, "%s/%s: %d ms of leading silence" % (lang, stem, loud[0] // 8)
     assert len(a) - 1 - loud[-1] < edge, "%s/%s: trailing silence" % (lang, stem)
@@ -235,7 +237,7 @@ def test_adpcm_round_trip_keeps_a_tone():
     data = mv.encode(tone)
     assert len(data) == 2001  # 4 bits a sample; the odd one padded
     back = mv.decode(data)
-    err = sum((a - b) ** 2 for a, b in zip(tone, back)) / len(tone)
+    err = sum((a - b) ** 2 for a, b in zip(tone, back, strict=False)) / len(tone)
     snr = 10 * math.log10(sum(x * x for x in tone) / len(tone) / err)
     assert snr > 20, snr
 

@@ -7,12 +7,12 @@ not computed by the firmware's own voice.py. Also: the setting through the
 protocol, the CLI, the setup menu and a power cut."""
 
 import pytest
+from test_cli_day import run_cli
 
 from conftest import ROOT  # noqa: F401  (puts host/ on the path)
 from qizhong.clocks.driver import Clock
 from qizhong.core.voice import FLAG, LEFT, MIN1, SEC
 from qizhong.sim import Sim
-from test_cli_day import run_cli
 
 LANGS = ("cmn", "yue", "ja", "ko", "en")
 # docs/voice.md, byo-yomi counting up: Mandarin, Cantonese and English read
@@ -29,8 +29,8 @@ def _digits(t0, first, last, step):
 def count_cues(style):
     """TC-5, 10 s count, zero base: red thinks 4.5 s, black 1.2 s, then red runs out."""
     if style == "up":  # "1".."10" at each whole second of the move
-        return _digits(1000, 1, 4, 1) + [(5500, 1)] + _digits(6700, 1, 10, 1)
-    return _digits(1000, 9, 6, -1) + [(5500, 9)] + _digits(6700, 9, 1, -1)  # "9".."1"
+        return [*_digits(1000, 1, 4, 1), (5500, 1), *_digits(6700, 1, 10, 1)]
+    return [*_digits(1000, 9, 6, -1), (5500, 9), *_digits(6700, 9, 1, -1)]  # "9".."1"
 
 
 def byoyomi_cues(lang, style):
@@ -59,7 +59,7 @@ def canadian_cues(style):
     then red's block runs out at 31 s."""
     if style == "up":  # "1" at 9 s left .. "9" at 1 s left, "10" as it runs out
         return _digits(22000, 1, 10, 1)
-    return [(11000, SEC + 20)] + _digits(21000, 10, 1, -1) + [(31000, FLAG)]
+    return [(11000, SEC + 20), *_digits(21000, 10, 1, -1), (31000, FLAG)]
 
 
 def play(sim, t0, spec, presses, end):

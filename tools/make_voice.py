@@ -115,15 +115,18 @@ def _cues(lang: str) -> tuple[list[Cue], list[Cue], list[Cue], list[Cue]]:
             t = JA_TENS[s - s % 10] + (JA_DIGITS[s % 10 - 1] if s % 10 else "") + "びょう"
             seconds.append(("s%d" % s, t, t))
         minutes = [("m1", "いっぷん", "いっぷん")]
-        minutes += [("r%d" % k, "あと%sです" % JA_KAI[k - 1], "あと %s です" % JA_KAI[k - 1])
-                    for k in PERIODS]  # fmt: skip
+        for k in PERIODS:
+            minutes.append(
+                ("r%d" % k, "あと%sです" % JA_KAI[k - 1], "あと %s です" % JA_KAI[k - 1])
+            )
         return digits, seconds, minutes, [("f", "じかんぎれです", "じかんぎれです")]
     if lang == "ko":
         digits = [("n%d" % k, t, t) for k, t in enumerate(KO_NATIVE, 1)]
         seconds = [("s%d" % s, _ko_number(s) + "초", _ko_number(s) + "초") for s in SECONDS]
         minutes = [("m1", "일분", "일분"), ("r1", "마지막 초읽기", "마지막 초읽기")]
-        minutes += [("r%d" % k, "%s회 남음" % _ko_number(k), "%s회 남음" % _ko_number(k))
-                    for k in PERIODS if k > 1]  # fmt: skip
+        for k in PERIODS[1:]:
+            left = "%s회 남음" % _ko_number(k)
+            minutes.append(("r%d" % k, left, left))
         return digits, seconds, minutes, [("f", "시간 초과", "시간 초과")]
     digits = [("n%d" % k, t, t) for k, t in enumerate(EN_DIGITS, 1)]
     seconds = []
@@ -132,8 +135,9 @@ def _cues(lang: str) -> tuple[list[Cue], list[Cue], list[Cue], list[Cue]]:
         seconds.append(("s%d" % s, t, t))
     # British Go Journal 106: "55, 58, 1 minute, no time left": the last period starts.
     minutes = [("m1", "one minute", "one minute"), ("r1", "no time left", "no time left")]
-    minutes += [("r%d" % k, "%s periods left" % EN_DIGITS[k - 1], "%s periods left" % EN_DIGITS[k - 1])
-                for k in PERIODS if k > 1]  # fmt: skip
+    for k in PERIODS[1:]:
+        left = "%s periods left" % EN_DIGITS[k - 1]
+        minutes.append(("r%d" % k, left, left))
     return digits, seconds, minutes, [("f", "time is up", "time is up")]
 
 
@@ -376,7 +380,9 @@ def make(lang: str, outdir: str, tmp: str) -> int:
     total = sum(len(d) for d in data.values())
     with open(os.path.join(outdir, "index.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    print("%s: %d cues, %d bytes; voice %s; %s" % (lang, len(cues), total, espeak, ", ".join(speeds)))
+    print(
+        "%s: %d cues, %d bytes; voice %s; %s" % (lang, len(cues), total, espeak, ", ".join(speeds))
+    )
     return total
 
 

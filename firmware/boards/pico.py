@@ -122,8 +122,8 @@ import micropython
 from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
 from micropython import const
 
-from qizhong import app as A
 from qizhong import adpcm, voice
+from qizhong import app as A
 from qizhong.lever import Lever
 from qizhong.monotonic import Monotonic
 
@@ -339,7 +339,7 @@ class Board:
         self._zeros = bytearray(CHUNK)
         self._bank = None  # the language's cue bank (voice.BANK), open
         self._slots = [0] * (2 * voice.SLOTS)  # offset, length per slot
-        self._lang_want = voice.LANGS[voice.lang]
+        self._lang_want = voice.LANGS[voice.lang]  # type: str | None
         self._swap_cb = self._swap
         self._left = 0  # ADPCM bytes of the playing cue not read yet
         self._cues = [0] * CUES
@@ -700,7 +700,7 @@ class Board:
                         self._amp_off_due = True
                         return
                     continue
-                n = self._bank.readinto(self._ibuf)
+                n = self._bank.readinto(self._ibuf)  # type: ignore[union-attr]  # _left: open
                 if n > self._left:
                     n = self._left  # the next cue's bytes follow in the bank
                 if not n:  # the bank ends early: drop the rest

@@ -94,8 +94,8 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
     and English add "55秒" "58秒" and at 60 s "1分" and "k periods left"
     (``LEFT``, k added when spoken); Japanese and Korean count "1".."9" over
     the last ten seconds and say the periods left at 60 s. In the last period
-    every language counts "1".."9" and says "10" at 60 s: the loss. Other periods (TC-6b): every 10 s while more than 10 s remain,
-    then the count.
+    every language counts "1".."9" and says "10" at 60 s: the loss. Other
+    periods (TC-6b): every 10 s while more than 10 s remain, then the count.
 
     Down (DIT-40): "30秒" "20秒" left, then "10" .. "1"; at the end the
     periods left, or in the last period the flag word.
@@ -135,8 +135,8 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
 def canadian_table(period_ms, lg=None, st=None):
     """TC-7 Canadian: cues by the block's time left, as ``(left_ms, cue)``.
 
-    Up: "1".."9" over the block's last ten seconds, then "10" as it runs out. Down: "30秒" and "20秒" left, "10".."1", and the
-    flag word at 0.
+    Up: "1".."9" over the block's last ten seconds, then "10" as it runs
+    out. Down: "30秒" and "20秒" left, "10".."1", and the flag word at 0.
     """
     lg = lang if lg is None else lg
     st = style if st is None else st
@@ -173,6 +173,7 @@ def stems():
         + ["m1", "f"]
         + ["r%d" % k for k in range(1, 11)]
     )
+
 
 # A language's cue bank, ``<lang>/cues.bin``: magic, the number of slots (u16)
 # and a u16 0; then per slot (``stems()`` order) the offset and the length of its

@@ -628,8 +628,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "voice",
         help="the voice's language and count: qizhong voice ja down (docs/voice.md)",
         description="The language the clock speaks (%s) and whether it counts the time "
-        "used (up) or left (down); either word, or both. Between games only."
-        % ", ".join(LANGS),
+        "used (up) or left (down); either word, or both. Between games only." % ", ".join(LANGS),
     )
     _common(s)
     s.add_argument("words", nargs="+", metavar="LANG|up|down")

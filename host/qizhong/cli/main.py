@@ -14,10 +14,10 @@ import sys
 
 from qizhong import __version__
 from qizhong import timecontrol as tcs
-from qizhong.core import voice
 from qizhong.cli import arbiter as cli_arbiter
 from qizhong.cli import clock as cli_clock
 from qizhong.cli import pair as cli_pair
+from qizhong.core import voice
 
 
 def _parse_spec(text: str) -> tcs.TimeControl | None:
