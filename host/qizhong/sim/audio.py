@@ -59,6 +59,24 @@ def decode(data: bytes) -> array.array:
 
 
 _BANKS: dict[str, list[bytes]] = {}
+_WORDS: dict[str, dict[str, str]] = {}
+
+
+def cue_words(cue: int, lang: str = "cmn") -> str:
+    """What the cue says in ``lang``, from its index.txt ("さんじゅうびょう");
+    ``voice.cue_text`` for a cue with no sample, or without the index."""
+    if lang not in _WORDS:
+        words = {}
+        try:
+            with open(os.path.join(assets_dir(), lang, "index.txt"), encoding="utf-8") as f:
+                for line in f:
+                    cols = line.rstrip("\n").split("\t")
+                    if not line.startswith("#") and len(cols) == 4:
+                        words[cols[0]] = cols[3]
+        except OSError:
+            pass
+        _WORDS[lang] = words
+    return _WORDS[lang].get(voice.cue_asset(cue), voice.cue_text(cue))
 
 
 def load_cue(cue: int, lang: str = "cmn", folder: str | None = None) -> array.array:

@@ -174,7 +174,8 @@ class Term:
             if line:
                 lines.append((t, 0, line))
         for t, cue in new[1]:
-            lines.append((t, 1, "🔊 " + audio.voice.cue_text(cue)))
+            lang = sim.voices[-1][1] if sim.voices else "cmn"
+            lines.append((t, 1, "🔊 " + audio.cue_words(cue, lang)))
         for t, on in new[2]:
             if on:
                 lines.append((t, 2, "🔔 buzzer"))
