@@ -328,7 +328,7 @@ class App:
     def voice_args(self, args, now):
         """``voice [LANG] [up|down]``: either word, or both, in any order."""
         lang, style = voice.lang, voice.style
-        if not args or len(args) > 2:
+        if len(args) > 2:
             raise ValueError("voice [%s] [up|down]" % "|".join(voice.LANGS))
         for w in args:
             if w in voice.LANGS:
@@ -519,6 +519,8 @@ class App:
                 return "ok journal " + ("off" if jr is None else jr.report(self))
             if op == "tc":
                 return "ok tc " + tcspec.format(c.tc)
+            if op == "voice" and not args:  # the voice in use (a query; with words, a change)
+                return "ok voice %s %s" % (voice.LANGS[voice.lang], voice.STYLES[voice.style])
             if op == "mem":  # heap figures: "mem collect" collects first
                 import gc
 
@@ -678,7 +680,6 @@ class App:
                 1 if self.muted else 0,
             )
             + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
-            + " voice=%s count=%s" % (voice.LANGS[voice.lang], voice.STYLES[voice.style])
         )
 
 

@@ -115,7 +115,9 @@ def _result_text(st: Status, names: tuple[str, str]) -> str:
     return "none given"
 
 
-def fmt_status(st: Status, tc: str = "", game: str = "xiangqi") -> str:
+def fmt_status(
+    st: Status, tc: str = "", game: str = "xiangqi", voice: tuple[str, str] = ("cmn", "up")
+) -> str:
     """The clock's state in lines: who is to move, both times, the time
     control, the result when there is one, the voice."""
     names = GAMES[game]
@@ -144,7 +146,7 @@ def fmt_status(st: Status, tc: str = "", game: str = "xiangqi") -> str:
         lines.append("  result: %s" % _result_text(st, names))
     lines.append(
         "  voice: %s, counting %s, volume %d%s"
-        % (st.voice, st.count, st.volume, ", muted" if st.muted else "")
+        % (voice[0], voice[1], st.volume, ", muted" if st.muted else "")
     )
     left = names[("red", "black").index(st.levers)] if st.levers in ("red", "black") else st.levers
     lines.append("  left lever: %s; last event %d; clock time %d ms" % (left, st.seq, st.t))
@@ -207,8 +209,7 @@ def cmd_config(args: argparse.Namespace) -> int:
             c.levers(left, override=args.override)
         print("configured: %s" % c.time_control())
         if args.voice or args.count:
-            st = c.status()
-            print("voice: %s, counting %s" % (st.voice, st.count))
+            print("voice: %s, counting %s" % c.voice())
     return 0
 
 
@@ -334,7 +335,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
         def text() -> str:
             game, tc = _game(args, c)
-            return fmt_status(c.status(), tcs.spec_of(tc), game)
+            return fmt_status(c.status(), tcs.spec_of(tc), game, c.voice())
 
         if not args.watch:
             print(text())

@@ -72,8 +72,6 @@ class Status:
     seq: int
     volume: int
     muted: bool
-    voice: str = "cmn"  # the voice's language (docs/voice.md); cmn from firmware without it
-    count: str = "up"  # up or down
 
 
 def _pair(text: str) -> tuple[int, int]:
@@ -176,11 +174,8 @@ class Clock:
     def voice(self, lang: str | None = None, count: str | None = None) -> tuple[str, str]:
         """Speak ``lang`` (cmn, yue, ja, ko, en) counting ``count`` (up or down),
         either or both (docs/voice.md); between games only. Returns the
-        language and style the clock now has."""
-        words = [w for w in (lang, count) if w]
-        if not words:
-            raise ValueError("name a language, a count style, or both")
-        r = self._do("voice", *words)
+        language and style the clock now has; with neither, only asks."""
+        r = self._do("voice", *[w for w in (lang, count) if w])
         return r.words[1], r.words[2]
 
     def mute(self, on: bool = True) -> None:
@@ -269,8 +264,6 @@ class Clock:
             seq=int(f["seq"]),
             volume=int(f["volume"]),
             muted=f["mute"] == "1",
-            voice=f.get("voice", "cmn"),
-            count=f.get("count", "up"),
         )
 
     def now(self) -> int:
