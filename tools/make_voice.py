@@ -44,7 +44,9 @@ FILL = 2  # what exact zeros inside a cue become (fill_pauses)
 
 DIGIT_MAX_MS = 600
 PHRASE_MAX_MS = 850  # the hard limit (tests) is 900
-LEFT_MAX_MS = 950  # "k periods left": the next cue may come 1 s later (a 10 s period)
+# "k periods left": the next cue may come 1 s later (a 10 s period). The clock
+# plays whole 64 ms chunks and 64 ms of silence after a cue: 14 chunks fit.
+LEFT_MAX_MS = 890
 BASE_WPM = 175  # espeak-ng's default speed, clear
 MAX_WPM = 260  # beyond this it stops being clear: fail instead
 STEP_WPM = 5
@@ -136,7 +138,7 @@ def _cues(lang: str) -> tuple[list[Cue], list[Cue], list[Cue], list[Cue]]:
     # British Go Journal 106: "55, 58, 1 minute, no time left": the last period starts.
     minutes = [("m1", "one minute", "one minute"), ("r1", "no time left", "no time left")]
     for k in PERIODS[1:]:
-        left = "%s periods left" % EN_DIGITS[k - 1]
+        left = "%s left" % EN_DIGITS[k - 1]  # "seven periods left" is over 0.89 s
         minutes.append(("r%d" % k, left, left))
     return digits, seconds, minutes, [("f", "time is up", "time is up")]
 

@@ -655,13 +655,13 @@ class Board:
         except RuntimeError:  # the schedule queue is full: the next poll or cue retries
             pass
 
-    # Scheduler context from here on: each call runs to completion.
-
     def set_voice(self, lang):
         """Speak ``lang`` (``voice.LANGS``) from the next cue on: its bank is
         opened in scheduler context, between cues."""
         self._lang_want = lang
         self._schedule(self._swap_cb)
+
+    # Scheduler context from here on: each call runs to completion.
 
     def _swap(self, _):
         lang = self._lang_want
