@@ -128,7 +128,8 @@ def render(
 def _buzz(out: array.array, start: int, stop: int) -> None:
     """Mix the buzzer's tone into ``out[start:stop]``, clipped to 16 bits."""
     for i in range(max(0, start), min(stop, len(out))):
-        v = out[i] + int(BUZZER_AMP * math.sin(2 * math.pi * BUZZER_HZ * i / RATE))
+        # cos, not sin: at 4 kHz (the Nyquist rate of 8 kHz) a sine samples to zeros
+        v = out[i] + int(BUZZER_AMP * math.cos(2 * math.pi * BUZZER_HZ * i / RATE))
         out[i] = max(-32768, min(32767, v))
 
 
