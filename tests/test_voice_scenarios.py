@@ -103,7 +103,10 @@ def test_the_expectations_differ_where_the_conventions_do():
 def test_the_voice_is_refused_in_play_and_for_unknown_words():
     with Sim() as sim:
         assert sim.command("voice fr").startswith("err args voice cmn|yue|ja|ko|en|up|down")
-        assert sim.command("voice ja up down").startswith("err args")
+        for bad in ("ja up down", "ja en", "up down"):
+            assert sim.command("voice " + bad).startswith("err args voice [cmn|"), bad
+        assert sim.command("voice down ja") == "ok voice ja down"  # either order
+        assert sim.command("voice cmn up") == "ok voice cmn up"
         assert sim.command("config 5m").startswith("ok")
         sim.key("start", 100)
         sim.run_to(200)

@@ -328,7 +328,9 @@ class App:
     def voice_args(self, args, now):
         """``voice [LANG] [up|down]``: either word, or both, in any order."""
         lang, style = voice.lang, voice.style
-        if len(args) > 2:
+        if len(args) > 2 or (
+            len(args) == 2 and (args[0] in voice.STYLES) == (args[1] in voice.STYLES)
+        ):
             raise ValueError("voice [%s] [up|down]" % "|".join(voice.LANGS))
         for w in args:
             if w in voice.LANGS:
