@@ -185,9 +185,10 @@ def test_cue_duration_audibility_and_trim(lang, stem):
 @pytest.mark.parametrize("lg", range(len(voice.LANGS)), ids=voice.LANGS)
 def test_every_cue_ends_before_the_next_one_starts(lg, style):
     # Cues due at one instant play back to back ("1分", then "还剩 2 分"); the
-    # group, as the clock plays it (``ms``), must end before the next cue's instant. After a table's last
-    # cue the next may come a second later (the count's fastest), or, at the
-    # end of a byo-yomi period that is not the last, at the next period's first.
+    # group, as the clock plays it (``ms``), must end before the next cue's
+    # instant. After a table's last cue the next may come a second later (the
+    # count's fastest), or, at the end of a byo-yomi period that is not the
+    # last, at the next period's first.
     lang = voice.LANGS[lg]
     worst = []
     for table, nxt in _tables(lg, style):
