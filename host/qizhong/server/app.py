@@ -56,11 +56,16 @@ class Hall:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
+        self.acked: set[int] = set()
         self._restore()
+        from qizhong.server.session import Sessions
+
+        self.games = Sessions(self)
+        self.problems = self.games.restore()  # every board's game again, from the store
 
     def _restore(self) -> None:
         """Every board's state again from the store (after a restart)."""
-        acked = self.store.acked()
+        acked = self.acked = self.store.acked()
         for b in self.store.boards():
             self.states[b.no] = BoardState(b, link="connecting")
         moves: dict[int, list[tuple[int, int, str]]] = {}
@@ -82,6 +87,8 @@ class Hall:
 
     def add_port(self, port: str, game: str = "xiangqi", spec: str = "") -> Worker:
         w = Worker(port, self.store, self.notify, game, spec, self.states)
+        w.on_event = self.games.on_event
+        w.after_events = self.games.after_events
         self.workers.append(w)
         w.start()
         return w
@@ -235,6 +242,7 @@ def make_app(hall: Hall) -> web.Application:
         view["presses"] = st.presses
         view["position"] = records.position(st)
         view["played_moves"] = st.played
+        view["session"] = hall.games.view(st.board.no)
         view["record"] = (
             "/boards/%d.pgn" % st.board.no
             if st.board.game in ("xiangqi", "chess")
@@ -312,19 +320,20 @@ def make_app(hall: Hall) -> web.Application:
         if verb == "ack":
             event = _int(body, "event")
             hall.store.ack(no, event)  # on disk before the answer
+            hall.acked.add(event)
             st.ack(event)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})
-        if verb == "move":  # checked by the rules engine, kept, then shown
-            try:
-                text = records.check_move(st, str(body.get("text", "")))
-            except ValueError as e:
-                raise web.HTTPBadRequest(text="move: %s" % e) from None
-            aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
-            hall.store.action_done(aid, "ok")
-            st.played.append(text)
-            hall.notify(no, st.view(), None)
-            return web.json_response({"ok": True, "move": text})
+        if verb == "move":  # the board's session takes it (checked by its rules engine)
+            text = str(body.get("text", ""))
+            words = text.split()
+            if not words or len(words) > 2 or words[0].lower() in _COMMAND_WORDS or "?" in text:
+                raise web.HTTPBadRequest(text="move: %r is not a move" % text[:40])
+            got = await _session(hall, no, text, _key(request, body))
+            if not got["ok"]:
+                raise web.HTTPBadRequest(text="move: %s" % _why(got["lines"]))
+            moves = hall.games.view(no).get("moves") or [{"text": text}]
+            return web.json_response({"ok": True, "move": moves[-1]["text"], "lines": got["lines"]})
         if verb == "players":
             fields: dict[str, str] = {
                 k: str(body[k]) for k in ("first", "second", "game", "spec") if k in body
@@ -342,6 +351,11 @@ def make_app(hall: Hall) -> web.Application:
             raise web.HTTPNotFound(text="no action %r" % verb)
         call = action(verb, body, st.board.game)
         worker = hall.worker(no)
+        key = _key(request, body)
+        if key:  # a retry (the answer lost, the server restarted): applied once
+            kept = hall.store.answer(key)
+            if kept is not None:
+                return web.json_response(dict(kept[1], repeated=True))
         aid = hall.store.add_action(no, verb, body, "arbiter")  # kept before it is sent
         try:
             await asyncio.wrap_future(worker.call(call))
@@ -354,7 +368,60 @@ def make_app(hall: Hall) -> web.Application:
         hall.store.action_done(aid, "ok")
         if verb == "config":
             _configured(hall, st, str(body.get("spec", "")))
-        return web.json_response({"ok": True, "action": aid})
+        if verb in ("config", "new"):  # the new game's session takes the clock as it is now
+            try:
+                await asyncio.wrap_future(worker.call(lambda c: _fresh(hall, no)))
+            except (LinkError, ValueError) as e:
+                hall.problems.append("board %d: no session for the new game: %s" % (no, e))
+        answer = {"ok": True, "action": aid}
+        if key:
+            hall.store.put_answer(key, no, answer)
+        return web.json_response(answer)
+
+    async def session_line(request: web.Request) -> web.Response:
+        """A typed line for the board's session, as at ``qizhong arbiter``."""
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        st = state_of(request)
+        body = await _json(request)
+        from qizhong.server.session import SessionError, check_line
+
+        try:
+            line = check_line(body.get("line", ""))
+        except SessionError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+        got = await _session(hall, st.board.no, line, _key(request, body))
+        return web.json_response(dict(got, session=hall.games.view(st.board.no)))
+
+    async def session_new(request: web.Request) -> web.Response:
+        """A new session on the board: the console's options; ``configure``:
+        it sets the clock up (between games), else it takes the game as it is."""
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        st = state_of(request)
+        no = st.board.no
+        body = await _json(request)
+        opts = body.get("options", {})
+        if not isinstance(opts, dict):
+            raise web.HTTPBadRequest(text="options: a JSON object")
+        from qizhong.arbiter.session import ArbiterError
+        from qizhong.server.session import SessionError
+
+        worker = hall.worker(no)
+        configure = bool(body.get("configure", False))
+        try:
+            await asyncio.wrap_future(
+                worker.call(lambda c: hall.games.create(no, opts, configure))
+            )
+        except (ArbiterError, SessionError) as e:
+            raise web.HTTPConflict(text=str(e)) from None
+        except LinkError as e:
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        return web.json_response({"ok": True, "session": hall.games.view(no)})
+
+    async def session_view(request: web.Request) -> web.Response:
+        st = state_of(request)
+        return web.json_response(hall.games.view(st.board.no))
 
     async def ws(request: web.Request) -> web.WebSocketResponse:
         sock = web.WebSocketResponse(heartbeat=20)
@@ -380,6 +447,9 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_post("/api/login", login)
     app.router.add_post("/api/logout", logout)
     app.router.add_post("/api/boards/{no:\\d+}/request", relay)
+    app.router.add_get("/api/boards/{no:\\d+}/session", session_view)
+    app.router.add_post("/api/boards/{no:\\d+}/session", session_line)
+    app.router.add_post("/api/boards/{no:\\d+}/session/new", session_new)
     app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)
     app.router.add_get("/ws", ws)
 
@@ -438,6 +508,47 @@ def _configured(hall: Hall, st: BoardState, spec: str) -> None:
     hall.store.set_board(st.board.no, **fields)
     st.board = next(b for b in hall.store.boards() if b.no == st.board.no)
     hall.notify(st.board.no, st.view(), None)
+
+
+_COMMAND_WORDS = ("help", "start", "pause", "resume", "foul", "penalty", "knock", "draw", "win",
+                  "undo", "moves", "status", "save", "quit", "resign", "nomove", "claim",
+                  "offer", "accept", "decline", "phone", "confirm", "overrule", "unrule", "dead",
+                  "score", "count", "agree", "illegal", "adjust", "quickplay", "board")  # fmt: skip
+
+
+def _key(request: web.Request, body: dict[str, Any]) -> str:
+    """An action's idempotency key (header ``Idempotency-Key``, or ``key``)."""
+    key = request.headers.get("Idempotency-Key", "") or body.get("key", "")
+    if not isinstance(key, str) or len(key) > 100:
+        raise web.HTTPBadRequest(text="key: a text of at most 100 characters")
+    return key
+
+
+def _why(lines: list[str]) -> str:
+    bad = [x[1:].strip() for x in lines if x.startswith("?")]
+    return "; ".join(bad) or "refused"
+
+
+async def _session(hall: Hall, no: int, line: str, key: str) -> dict[str, Any]:
+    """``line`` on board ``no``'s session, on its worker's thread."""
+    from qizhong.arbiter.journal import JournalError
+
+    worker = hall.worker(no)
+    try:
+        return await asyncio.wrap_future(
+            worker.call(lambda c: hall.games.handle(no, line, key))
+        )
+    except LinkError as e:
+        raise web.HTTPServiceUnavailable(text=str(e)) from None
+    except (JournalError, CommandError) as e:
+        raise web.HTTPConflict(text=str(e)) from None
+
+
+def _fresh(hall: Hall, no: int) -> None:
+    """After a new time control or game on the clock: the board's new session."""
+    w = hall.worker(no)
+    w.pull()  # its config event ends the last game's session
+    hall.games.create(no, {}, configure=False)
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

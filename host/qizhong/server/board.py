@@ -60,6 +60,7 @@ class BoardState:
     presses: list[dict[str, int]] = field(default_factory=list)  # this game's presses
     played: list[str] = field(default_factory=list)  # this game's moves as entered (notation)
     alerts: list[dict[str, Any]] = field(default_factory=list)  # not yet acknowledged
+    session_rev: int = 0  # counts the board's session changes (server/session.py)
 
     def apply(self, st: Stored, acked: set[int] | None = None) -> None:
         """One kept event (a clock's, or the host's ``lost``/``found``)."""
@@ -140,6 +141,7 @@ class BoardState:
             "game_no": self.game_no,
             "events": self.events,
             "alerts": self.alerts,
+            "session_rev": self.session_rev,
         }
 
 
@@ -175,6 +177,9 @@ class Worker(threading.Thread):
         self._calls: queue.Queue[tuple[Callable[[Clock], Any], Future[Any]]] = queue.Queue()
         self.stopping = threading.Event()
         self.ready = threading.Event()  # set after the first connect attempt
+        # The board's session (server/session.py): each kept event, then "events came".
+        self.on_event: Callable[[int, Stored], None] | None = None
+        self.after_events: Callable[[int], None] | None = None
 
     # -- the thread's loop -------------------------------------------------------------------
 
@@ -195,6 +200,8 @@ class Worker(threading.Thread):
                 self._run_calls()
                 for ev in self.clock.events(self.POLL_S):
                     self._keep(ev)
+                if self.after_events is not None:
+                    self.after_events(self.st.board.no)
                 if now >= next_status:
                     self._status()
                     next_status = now + self.STATUS_S
@@ -261,6 +268,14 @@ class Worker(threading.Thread):
         if stored is not None:  # committed: now the hall may hear of it
             self.st.apply(stored)
             self.notify(self.st.board.no, self.st.view(), _event_json(stored))
+            if self.on_event is not None:
+                self.on_event(self.st.board.no, stored)
+
+    def pull(self) -> None:
+        """Keep what the clock said since the loop last read it (this thread only)."""
+        if self.clock is not None and self.st is not None and self.st.link == "up":
+            for ev in self.clock.events(0):
+                self._keep(ev)
 
     def _host_event(self, name: str) -> None:
         assert self.st is not None

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Every board's game in the server (#20 item 1, docs/server.md): the
+console's session, taken over HTTP, kept in the store, rebuilt on a restart.
+
+A real ``qizhong serve`` with simulated clocks (real firmware); levers are
+pressed as players do, the arbiter acts over the API."""
+
+import pytest
+from hallserver import PASSWORD, Server
+
+from qizhong.server import sims
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(str(tmp_path / "hall.sqlite"), 1)
+    yield s
+    s.stop()
+
+
+def line(server, text, key=None):
+    body = {"line": text}
+    if key:
+        body["key"] = key
+    return server.post("/api/boards/1/session", body)
+
+
+def alert_kinds(server):
+    return [a["kind"] for a in server.get("/api/boards/1")["alerts"]]
+
+
+def wait_for(server, ws, pred):
+    """The next board message after which the session view satisfies ``pred``."""
+    server.wait(ws, lambda m: m["type"] == "board" and pred(server.get("/api/boards/1/session")))
+
+
+def test_xq_r19_a_foul_idempotency_and_a_restart(server):
+    ws = server.socket()
+    server.boards_up(ws)
+    # A session that rules a press without a move at once (XQ-R19), as the console does.
+    got = server.post("/api/boards/1/session/new", {"options": {"late_entry": False,
+                                                                "red": "Hu", "black": "Xu"}})
+    assert got["session"]["strict"] and got["session"]["kind"] == "xiangqi"
+    line(server, "start")
+    assert line(server, "炮二平五")["ok"]
+    sims.press(server.sim(1), "left", wait_up=True)  # Red's move, pressed
+    wait_for(server, ws, lambda v: v["moves"] and v["moves"][0]["left"] is not None)
+    sims.press(server.sim(1), "right")  # Black presses without a move: XQ-R19
+    wait_for(server, ws, lambda v: v["fouls"][1] == 1)
+    assert "nomove" in alert_kinds(server)
+    # A foul by the arbiter, sent twice with one key (a retry): applied once.
+    first = line(server, "foul red talking", key="k-foul-1")
+    again = line(server, "foul red talking", key="k-foul-1")
+    assert first["ok"] and again.get("repeated")
+    view = server.get("/api/boards/1/session")
+    assert view["fouls"] == [1, 1] and not view["over"]
+    assert alert_kinds(server) == ["nomove", "foul"]  # XQ-R19 and the arbiter's foul
+    # An illegal move is refused with the rules engine's reason; nothing changes.
+    assert server.status_of("/api/boards/1/move", {"text": "车一进九"}, PASSWORD) == 400
+    # SIGKILL: the session comes back from the store, the same key still applied once.
+    server.kill()
+    server.start()
+    ws = server.socket()
+    server.boards_up(ws)
+    view = server.get("/api/boards/1/session")
+    assert view["fouls"] == [1, 1] and [m["text"] for m in view["moves"]] == ["炮二平五"]
+    assert line(server, "foul red talking", key="k-foul-1").get("repeated")
+    assert server.get("/api/boards/1/session")["fouls"] == [1, 1]
+    # A second foul loses (XQ-R17): the game ends from the session, and the clock shows it.
+    line(server, "foul black again")
+    view = server.get("/api/boards/1/session")
+    assert view["over"] and "red wins" in view["result"].lower()
+    server.wait(ws, lambda m: m["type"] == "board" and m["board"]["state"] == "finished")
+
+
+def test_the_page_cannot_make_the_server_write_files(server):
+    for text in ("save /tmp/x.pgn", "quit", "board /tmp/x.svg", "a\nb", "x" * 600):
+        assert server.status_of("/api/boards/1/session", {"line": text}, PASSWORD) == 400
+    assert server.status_of("/api/boards/1/session", {"line": "foul red"}) == 401
