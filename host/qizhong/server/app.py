@@ -33,6 +33,7 @@ from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
 from qizhong.server import records
 from qizhong.server.board import BoardState, Worker
+from qizhong.server.password import Password
 from qizhong.server.store import Store
 
 WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
@@ -44,9 +45,9 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class Hall:
     """The server's state: the store, one worker per port, the open WebSockets."""
 
-    def __init__(self, store: Store, password: str, tournament: str = "hall") -> None:
+    def __init__(self, store: Store, password: str | Password, tournament: str = "hall") -> None:
         self.store = store
-        self.password = password
+        self.password = password if isinstance(password, Password) else Password(password)
         self.tournament = tournament
         self.states: dict[int, BoardState] = {}
         self.workers: list[Worker] = []
@@ -89,6 +90,7 @@ class Hall:
         w = Worker(port, self.store, self.notify, game, spec, self.states)
         w.on_event = self.games.on_event
         w.after_events = self.games.after_events
+        w.on_connect = self.games.connected
         self.workers.append(w)
         w.start()
         return w
@@ -146,7 +148,7 @@ class Hall:
     def is_arbiter(self, request: web.Request) -> bool:
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):
-            return hmac.compare_digest(auth[7:].encode(), self.password.encode())
+            return self.password.check(auth[7:])
         cookie = request.cookies.get(COOKIE, "")
         return any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions)
 
@@ -268,7 +270,7 @@ def make_app(hall: Hall) -> web.Application:
     async def login(request: web.Request) -> web.Response:
         body = await _json(request)
         given = str(body.get("password", ""))
-        if not hmac.compare_digest(given.encode(), hall.password.encode()):
+        if not hall.password.check(given):
             raise web.HTTPForbidden(text="wrong password")
         token = secrets.token_urlsafe(32)
         hall.sessions.add(token)

@@ -180,6 +180,7 @@ class Worker(threading.Thread):
         # The board's session (server/session.py): each kept event, then "events came".
         self.on_event: Callable[[int, Stored], None] | None = None
         self.after_events: Callable[[int], None] | None = None
+        self.on_connect: Callable[[int], None] | None = None  # the clock (back) up
 
     # -- the thread's loop -------------------------------------------------------------------
 
@@ -192,9 +193,15 @@ class Worker(threading.Thread):
                 if now >= next_try:
                     self._connect()
                     next_try = now + self.RETRY_S
+                    if self.on_connect is not None and self.st is not None and self.st.link == "up":
+                        try:
+                            self.on_connect(self.st.board.no)
+                        except LinkError as e:
+                            self._lost(str(e))
                     self.ready.set()
-                self._fail_calls()
-                self.stopping.wait(self.POLL_S)
+                if self.clock is None or self.st is None or self.st.link != "up":
+                    self._fail_calls()  # (a call made as the clock came up runs next)
+                    self.stopping.wait(self.POLL_S)
                 continue
             try:
                 self._run_calls()

@@ -165,6 +165,38 @@ class Sessions:
             g.broken = str(e)
         self._settle(g)
 
+    def connected(self, no: int) -> None:
+        """The clock is (back) up: the board shows the control the clock runs
+        (a board's kept spec can be another's after a clock was set up
+        elsewhere), and a session the restart could not rebuild is tried again."""
+        from qizhong import timecontrol
+
+        st = self.hall.states.get(no)
+        w = self.fed_worker(no)
+        if st is None or w is None or w.clock is None:
+            return
+        running = w.clock.time_control()
+        try:
+            canon = [timecontrol.spec_of(timecontrol.parse(x)) for x in (running, st.board.spec)]
+            same = canon[0] == canon[1]
+        except ValueError:
+            same = False
+        if not same:
+            self.hall.store.set_board(no, spec=running)
+            st.board = next(b for b in self.hall.store.boards() if b.no == no)
+            self.hall.notify(no, st.view(), None)
+        if no not in self.games:
+            try:
+                self.load(no)
+            except Exception as e:  # damaged: reported, the board goes on without it
+                self.hall.problems.append("board %d: the session was not rebuilt: %s" % (no, e))
+
+    def fed_worker(self, no: int) -> Worker | None:
+        for w in self.hall.workers:
+            if w.st is not None and w.st.board.no == no:
+                return w
+        return None
+
     # -- making and ending sessions (the worker's thread) ---------------------------------
 
     def create(self, no: int, opts: dict[str, Any], configure: bool = False) -> Game:
