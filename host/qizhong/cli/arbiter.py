@@ -795,6 +795,10 @@ def cmd_arbiter(
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     with cli_clock._clock(args) as clock:
+        from qizhong.server.client import ServerLink
+
+        if isinstance(clock.link, ServerLink):  # the hall server owns it: its game, there
+            return _remote(args, clock.link, stdin, stdout)
         console, lines = open_console(args, clock)
         session = console.session
         game_name = {"go": "Go", "chess": "Chess"}.get(args.game, "Xiangqi")
@@ -820,6 +824,25 @@ def cmd_arbiter(
         finally:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
+
+
+def _remote(args: argparse.Namespace, link: Any, stdin: IO[str], stdout: IO[str]) -> int:
+    """The console as a client of the hall server's session of this board."""
+    from qizhong.cli.remote import RemoteConsole
+
+    remote = RemoteConsole(link)
+    for line in remote.open(args):
+        print(line, file=stdout)
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return run_terminal(cast("Console", remote), stdin, stdout)
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

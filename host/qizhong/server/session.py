@@ -421,6 +421,8 @@ def _view(g: Game) -> dict[str, Any]:
     out: dict[str, Any] = {
         "active": True,
         "session": g.session,
+        "game": "xiangqi" if isinstance(s, XiangqiSession) else "go" if isinstance(s, GoSession)
+        else "chess",
         "spec": s.spec,
         "sides": list(s.SIDES),
         "moves": [{"ply": p.ply, "side": p.side, "text": p.text, "left": p.clock_ms,
@@ -430,6 +432,7 @@ def _view(g: Game) -> dict[str, Any]:
         "over": s.over,
         "result": s.result_text() if s.over else "",
         "log": [{"kind": n.kind, "text": str(n)} for n in s.log[-200:]],
+        "log_n": len(s.log),  # the log's whole length (``log`` is its end)
         "proposal": None,
         "strict": bool(getattr(s, "strict", False)),
         "commands": sorted(c for c in g.console.commands if c not in BARRED and c != "?"),
