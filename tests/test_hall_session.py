@@ -77,3 +77,38 @@ def test_the_page_cannot_make_the_server_write_files(server):
     for text in ("save /tmp/x.pgn", "quit", "board /tmp/x.svg", "a\nb", "x" * 600):
         assert server.status_of("/api/boards/1/session", {"line": text}, PASSWORD) == 400
     assert server.status_of("/api/boards/1/session", {"line": "foul red"}) == 401
+
+
+def test_an_illegal_chess_move_ruled_from_the_api(server):
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/boards/1/players", {"game": "chess"})
+    got = server.post("/api/boards/1/session/new",
+                      {"options": {"spec": "rapid", "late_entry": False}, "configure": True})
+    assert got["session"]["kind"] == "chess" and got["session"]["spec"] == "15m+10s"
+    line(server, "start")
+    assert line(server, "e4")["ok"]
+    sims.press(server.sim(1), "left")  # White's lever (left, CH-1 default)
+    wait_for(server, ws, lambda v: v["moves"] and v["moves"][0]["left"] is not None)
+    black = server.get("/api/boards/1")["left"][1]
+    assert line(server, "illegal white")["ok"]  # CH-1 7.5: the position before it; Black +1 min (A.3)
+    view = server.get("/api/boards/1/session")
+    assert view["moves"] == [] and any("illegal move 1 for White" in n["text"] for n in view["log"])
+    assert "foul" in alert_kinds(server)
+    server.wait(ws, lambda m: m["type"] == "board" and m["board"]["left"][1] > black + 50000)
+
+
+def test_go_dead_stones_and_the_count(server):
+    server.boards_up(server.socket())
+    server.post("/api/boards/1/players", {"game": "go"})
+    server.post("/api/boards/1/session/new", {"options": {"spec": "go-byoyomi"}, "configure": True})
+    for mv in ("D4", "Q16", "pass", "pass"):
+        assert line(server, mv)["ok"], mv
+    view = server.get("/api/boards/1/session")
+    assert view["kind"] == "go" and view["play_over"] and not view["over"]
+    line(server, "dead D4")
+    view = server.get("/api/boards/1/session")
+    assert view["dead"] == ["D4"] and "W+" in view["score"]
+    line(server, "count")
+    view = server.get("/api/boards/1/session")
+    assert view["over"] and "white wins" in view["result"].lower()
