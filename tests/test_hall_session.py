@@ -38,8 +38,9 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     ws = server.socket()
     server.boards_up(ws)
     # A session that rules a press without a move at once (XQ-R19), as the console does.
-    got = server.post("/api/boards/1/session/new", {"options": {"late_entry": False,
-                                                                "red": "Hu", "black": "Xu"}})
+    got = server.post(
+        "/api/boards/1/session/new", {"options": {"late_entry": False, "red": "Hu", "black": "Xu"}}
+    )
     assert got["session"]["strict"] and got["session"]["kind"] == "xiangqi"
     line(server, "start")
     assert line(server, "炮二平五")["ok"]
@@ -83,15 +84,19 @@ def test_an_illegal_chess_move_ruled_from_the_api(server):
     ws = server.socket()
     server.boards_up(ws)
     server.post("/api/boards/1/players", {"game": "chess"})
-    got = server.post("/api/boards/1/session/new",
-                      {"options": {"spec": "rapid", "late_entry": False}, "configure": True})
+    got = server.post(
+        "/api/boards/1/session/new",
+        {"options": {"spec": "rapid", "late_entry": False}, "configure": True},
+    )
     assert got["session"]["kind"] == "chess" and got["session"]["spec"] == "15m+10s"
     line(server, "start")
     assert line(server, "e4")["ok"]
     sims.press(server.sim(1), "left")  # White's lever (left, CH-1 default)
     wait_for(server, ws, lambda v: v["moves"] and v["moves"][0]["left"] is not None)
     black = server.get("/api/boards/1")["left"][1]
-    assert line(server, "illegal white")["ok"]  # CH-1 7.5: the position before it; Black +1 min (A.3)
+    assert line(server, "illegal white")[
+        "ok"
+    ]  # CH-1 7.5: the position before it; Black +1 min (A.3)
     view = server.get("/api/boards/1/session")
     assert view["moves"] == [] and any("illegal move 1 for White" in n["text"] for n in view["log"])
     assert "foul" in alert_kinds(server)

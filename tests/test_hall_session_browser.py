@@ -81,7 +81,9 @@ def test_a_repetition_proposal_confirmed_from_the_page(server, tmp_path, width, 
         until(browser, lambda: "draw" in text_of(browser, "#proposal"))
         assert "闲" in text_of(browser, "#proposal")
         until(browser, lambda: "马二进三" in text_of(browser, "#moves"))  # the board's moves
-        browser.execute_script("document.getElementById('confirm').scrollIntoView({block: 'center'})")
+        browser.execute_script(
+            "document.getElementById('confirm').scrollIntoView({block: 'center'})"
+        )
         name = "board-session.png" if width > 1000 else "board-session-phone.png"
         shot = os.path.join(SHOTS or str(tmp_path), name)
         browser.save_screenshot(shot)

@@ -375,7 +375,7 @@ def make_app(hall: Hall) -> web.Application:
                 await asyncio.wrap_future(worker.call(lambda c: _fresh(hall, no)))
             except (LinkError, ValueError) as e:
                 hall.problems.append("board %d: no session for the new game: %s" % (no, e))
-        answer = {"ok": True, "action": aid}
+        answer: dict[str, object] = {"ok": True, "action": aid}
         if key:
             hall.store.put_answer(key, no, answer)
         return web.json_response(answer)
@@ -412,9 +412,7 @@ def make_app(hall: Hall) -> web.Application:
         worker = hall.worker(no)
         configure = bool(body.get("configure", False))
         try:
-            await asyncio.wrap_future(
-                worker.call(lambda c: hall.games.create(no, opts, configure))
-            )
+            await asyncio.wrap_future(worker.call(lambda c: hall.games.create(no, opts, configure)))
         except (ArbiterError, SessionError) as e:
             raise web.HTTPConflict(text=str(e)) from None
         except LinkError as e:
@@ -537,9 +535,7 @@ async def _session(hall: Hall, no: int, line: str, key: str) -> dict[str, Any]:
 
     worker = hall.worker(no)
     try:
-        return await asyncio.wrap_future(
-            worker.call(lambda c: hall.games.handle(no, line, key))
-        )
+        return await asyncio.wrap_future(worker.call(lambda c: hall.games.handle(no, line, key)))
     except LinkError as e:
         raise web.HTTPServiceUnavailable(text=str(e)) from None
     except (JournalError, CommandError) as e:

@@ -215,7 +215,7 @@ class Sessions:
         fed = FedClock(self.hall, no)
         fed.row = self._last_row(no)
         clock = fed._clock()
-        header = {
+        header: dict[str, Any] = {
             "journal": VERSION,
             "args": {**{k: args.get(k) for k in _KEPT_ARGS}, "configure": configure},
             "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
@@ -226,7 +226,9 @@ class Sessions:
         journal._line(header)
         try:
             with journal.action("new"):
-                session = make_session(argparse.Namespace(**header["args"]), cast("Clock", journal.tape))
+                session = make_session(
+                    argparse.Namespace(**header["args"]), cast("Clock", journal.tape)
+                )
         except ArbiterError:
             self.hall.store.add_entry(no, n, fed.row, {"close": "refused"})
             raise
@@ -299,7 +301,9 @@ class Sessions:
 
     # -- actions (the worker's thread) --------------------------------------------------
 
-    def handle(self, no: int, line: str, key: str = "", opts: dict[str, Any] | None = None) -> dict[str, Any]:
+    def handle(
+        self, no: int, line: str, key: str = "", opts: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """One typed line on board ``no``'s session, made first if there is none."""
         if key:
             kept = self.hall.store.answer(key)
@@ -421,12 +425,17 @@ def _view(g: Game) -> dict[str, Any]:
     out: dict[str, Any] = {
         "active": True,
         "session": g.session,
-        "game": "xiangqi" if isinstance(s, XiangqiSession) else "go" if isinstance(s, GoSession)
+        "game": "xiangqi"
+        if isinstance(s, XiangqiSession)
+        else "go"
+        if isinstance(s, GoSession)
         else "chess",
         "spec": s.spec,
         "sides": list(s.SIDES),
-        "moves": [{"ply": p.ply, "side": p.side, "text": p.text, "left": p.clock_ms,
-                   "used": p.used_ms} for p in s.played],  # fmt: skip
+        "moves": [
+            {"ply": p.ply, "side": p.side, "text": p.text, "left": p.clock_ms, "used": p.used_ms}
+            for p in s.played
+        ],
         "waiting": [p.side for p in s._open],
         "fouls": list(s.fouls),
         "over": s.over,
