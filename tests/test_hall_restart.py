@@ -52,7 +52,9 @@ def test_a_board_comes_back_with_the_control_its_clock_runs(tmp_path):
         s.post("/api/boards/1/players", {"spec": "15m byoyomi 3x30s"})
         s.kill()
         s.start()
-        s.boards_up(s.socket())
+        ws = s.socket()
+        s.boards_up(ws)  # then the board takes the control its clock runs
+        s.wait(ws, lambda m: m["type"] == "board" and m["board"]["spec"] == "15m+10s")
         assert s.get("/api/boards/1")["spec"] == "15m+10s"
     finally:
         s.stop()

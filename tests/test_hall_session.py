@@ -75,6 +75,7 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
 
 
 def test_the_page_cannot_make_the_server_write_files(server):
+    server.boards_up(server.socket())
     for text in ("save /tmp/x.pgn", "quit", "board /tmp/x.svg", "a\nb", "x" * 600):
         assert server.status_of("/api/boards/1/session", {"line": text}, PASSWORD) == 400
     assert server.status_of("/api/boards/1/session", {"line": "foul red"}) == 401
@@ -117,3 +118,39 @@ def test_go_dead_stones_and_the_count(server):
     line(server, "count")
     view = server.get("/api/boards/1/session")
     assert view["over"] and "white wins" in view["result"].lower()
+
+
+def test_entry_live_a_press_without_a_move_is_an_alert_at_once(tmp_path):
+    s = Server(str(tmp_path / "hall.sqlite"), 1, extra=("--entry", "live"))
+    try:
+        ws = s.socket()
+        s.boards_up(ws)
+        s.post("/api/boards/1/config", {"spec": "xq-rapid"})  # the hall's control: a session
+        assert s.get("/api/boards/1/session")["strict"]
+        s.post("/api/boards/1/start", {"side": "red"})
+        sims.press(s.sim(1), "left")  # nobody entered Red's move
+        s.wait(
+            ws,
+            lambda m: (
+                m["type"] == "board" and "nomove" in [a["kind"] for a in m["board"]["alerts"]]
+            ),
+        )
+        assert s.get("/api/boards/1/session")["fouls"] == [1, 0]
+    finally:
+        s.stop()
+
+
+def test_a_proposal_overruled_and_a_ruling_undone(server):
+    server.boards_up(server.socket())
+    for mv in ["马二进三", "马８进７", "马三退二", "马７退８"] * 2:
+        line(server, mv)
+    view = server.get("/api/boards/1/session")
+    assert view["proposal"] and "draw" in view["proposal"]["verdict"]
+    assert "proposal" in alert_kinds(server)
+    assert line(server, "overrule play told to vary")["ok"]  # the arbiter: play goes on
+    view = server.get("/api/boards/1/session")
+    assert view["proposal"] is None and not view["over"]
+    line(server, "foul red")
+    assert server.get("/api/boards/1/session")["fouls"] == [1, 0]
+    assert line(server, "unrule")["ok"]  # the last ruling (the foul) undone
+    assert server.get("/api/boards/1/session")["fouls"] == [0, 0]

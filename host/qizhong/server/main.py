@@ -59,6 +59,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="this server's name in the hall (default: the host name)",
     )
     p.add_argument(
+        "--entry",
+        choices=["late", "live"],
+        default="late",
+        help="how the boards' sessions take moves: late (entered after their presses, as a"
+        " scorekeeper does) or live (entered as made: a press without one is XQ-R19 / CH-1 at once)",
+    )
+    p.add_argument(
         "--stop-sims",
         action="store_true",
         help="stop the simulated clocks of --db (they outlive the server) and exit",
@@ -117,6 +124,7 @@ async def _serve(args: argparse.Namespace) -> int:
         store.close()
         return 2
     hall = Hall(store, pw, args.tournament)
+    hall.games.late_entry = args.entry == "late"
     ports = list(args.port)
     started: list[sims.SimClock] = []
     if args.sim:

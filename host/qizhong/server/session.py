@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -133,6 +132,7 @@ class Game:
     alerts: list[dict[str, Any]] = field(default_factory=list)
     view: dict[str, Any] = field(default_factory=dict)
     broken: str = ""  # why the session must be rebuilt from the store before it goes on
+    acting: bool = False  # inside one of its actions
 
 
 class Sessions:
@@ -141,7 +141,7 @@ class Sessions:
     def __init__(self, hall: Hall) -> None:
         self.hall = hall
         self.games: dict[int, Game] = {}
-        self.lock = threading.Lock()
+        self.late_entry = True  # the hall's sessions take moves entered after their presses
 
     # -- the worker's hooks (its thread) ---------------------------------------------------
 
@@ -149,7 +149,13 @@ class Sessions:
         g = self.games.get(no)
         if g is None:
             return
-        if stored.event.name == "config" and stored.boot != "host" and g.fed.floor[1] >= 0:
+        own = g.acting  # a control the session itself loads (chess III.4) keeps its game
+        if (
+            stored.event.name == "config"
+            and stored.boot != "host"
+            and g.fed.floor[1] >= 0
+            and not own
+        ):
             if not (stored.boot == g.fed.floor[0] and stored.event.seq <= g.fed.floor[1]):
                 self.close(no, "a new game on the clock")  # the hall set the clock up again
                 return
@@ -210,7 +216,7 @@ class Sessions:
         st = self.hall.states[no]
         if no in self.games:
             self.close(no, "a new session")
-        args = _args(opts, st.board)
+        args = _args(opts, st.board, self.late_entry)
         n = self.hall.store.last_session(no) + 1
         fed = FedClock(self.hall, no)
         fed.row = self._last_row(no)
@@ -317,12 +323,15 @@ class Sessions:
             return {"ok": True, "lines": ["(applied before: %s)" % line], "repeated": True}
         if g is None:
             g = self.create(no, opts or {}, configure=False)
+        g.acting = True
         try:
             with g.journal.action("handle", line, key=key):
                 lines = g.console._handle(line)
         except Exception as e:  # cut short (the clock lost mid-action): replayed from the store
             g.broken = str(e)
             raise
+        finally:
+            g.acting = False
         if key:
             g.keys.add(key)
         g.journal.said(lines)
@@ -368,7 +377,7 @@ class Sessions:
         return g.view if g is not None else {"active": False}
 
 
-def _args(opts: dict[str, Any], board: Any) -> dict[str, Any]:
+def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]:
     """``qizhong arbiter``'s options for a session on ``board``, from ``opts``."""
     game = str(opts.get("game") or board.game)
     if game not in SPECS:
@@ -381,7 +390,7 @@ def _args(opts: dict[str, Any], board: Any) -> dict[str, Any]:
         "event": opts.get("event"), "site": opts.get("site"), "round": opts.get("round"),
         "date": str(opts.get("date") or datetime.date.today().isoformat()),
         "fen": opts.get("fen"), "knockout": bool(opts.get("knockout", False)),
-        "late_entry": bool(opts.get("late_entry", True)), "size": int(opts.get("size") or 19),
+        "late_entry": bool(opts.get("late_entry", late)), "size": int(opts.get("size") or 19),
         "komi": str(opts.get("komi") or "7.5"), "lang": str(opts.get("lang") or "en"),
         "chess960": opts.get("chess960"), "emt": bool(opts.get("emt", False)),
         "repetition": str(opts.get("repetition") or "cxa"),
