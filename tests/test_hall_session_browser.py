@@ -121,3 +121,24 @@ def test_a_foul_from_the_page_is_an_alert(server):
         assert "foul 1 for Black" in text_of(browser, "#session-log")
     finally:
         browser.quit()
+
+
+def test_go_dead_stones_marked_by_a_click_then_counted(server):
+    server.post("/api/boards/1/players", {"game": "go"})
+    server.post("/api/boards/1/session/new", {"options": {"spec": "go-byoyomi"}, "configure": True})
+    for mv in ("D4", "Q16", "pass", "pass"):
+        server.post("/api/boards/1/session", {"line": mv})
+    browser = chromium(1366, 768)
+    try:
+        login(browser, server)
+        until(browser, lambda: "click a chain" in text_of(browser, "#go-score"))
+        click(browser, "circle.stone[cx='72'][cy='360']")  # D4: column D, row 4 of 19
+        until(browser, lambda: server.get("/api/boards/1/session")["dead"] == ["D4"])
+        until(browser, lambda: "Dead: D4" in text_of(browser, "#go-score"))
+        click(browser, "[data-line='count']")
+        assert "count" in browser.switch_to.alert.text.lower()
+        browser.switch_to.alert.accept()
+        until(browser, lambda: server.get("/api/boards/1/session")["over"])
+        assert "white wins" in server.get("/api/boards/1/session")["result"].lower()
+    finally:
+        browser.quit()
