@@ -7,6 +7,7 @@ idempotency key is applied once."""
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 from hallserver import PASSWORD, Server
@@ -51,3 +52,19 @@ def test_a_console_takes_over_a_hall_game_and_sees_the_page(server, tmp_path):
     rec = tmp_path / "copy.pgn"
     second.handle("save %s" % rec)
     assert "炮二平五" in rec.read_text(encoding="utf-8")
+
+
+def test_a_console_line_sent_while_the_server_restarts_is_applied_once(server):
+    port = server.get("/api/boards/1")["port"]
+    console = RemoteConsole(ServerLink(server.url, 1, port, PASSWORD))
+    console.open(None)
+    server.kill()
+    back = threading.Thread(target=server.start)  # the server comes back on its port
+    back.start()
+    try:
+        out = console.send("foul red talking", "k-restart-1")  # retried until it is back
+    finally:
+        back.join()
+    assert "foul 1 for Red" in " ".join(out)
+    assert "applied once" in " ".join(console.send("foul red talking", "k-restart-1"))
+    assert server.get("/api/boards/1/session")["fouls"] == [1, 0]

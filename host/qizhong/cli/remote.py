@@ -22,6 +22,9 @@ from qizhong.clocks.link import LinkError
 from qizhong.server.client import ServerLink
 
 RETRY_S = 60.0  # how long a line is sent again while the server is away
+# What a server (or its clock) away for a restart answers: the line is sent again.
+_AWAY = ("Connection refused", "Connection reset", "Remote end closed", "timed out",
+         "not connected")  # fmt: skip
 _PREFIX = {"end": "== ", "foul": "!! ", "warn": "!  ", "rule": "*  ", "move": "", "info": "   "}
 _OPTIONS = ("game", "spec", "left", "red", "black", "white", "event", "site", "round", "fen",
             "knockout", "late_entry", "size", "komi", "lang", "chess960", "emt",
@@ -57,7 +60,7 @@ class RemoteConsole:
             try:
                 return self.link._api(path, body)
             except LinkError as e:
-                gone = "Connection refused" in str(e) or "503" in str(e) or "timed out" in str(e)
+                gone = any(w in str(e) for w in _AWAY)
                 if not gone or time.monotonic() >= deadline:
                     raise
                 time.sleep(0.5)  # the server restarting: its port comes back
