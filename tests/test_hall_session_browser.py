@@ -142,3 +142,20 @@ def test_go_dead_stones_marked_by_a_click_then_counted(server):
         assert "white wins" in server.get("/api/boards/1/session")["result"].lower()
     finally:
         browser.quit()
+
+
+def test_the_page_sends_an_action_again_while_the_server_restarts(server):
+    browser = chromium(1366, 768)
+    try:
+        login(browser, server)
+        send(browser, "start")
+        until(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "[data-line='foul red']"))
+        server.kill()
+        click(browser, "[data-line='foul red']")
+        browser.switch_to.alert.accept()
+        until(browser, lambda: "sending again" in text_of(browser, "#session-error"))
+        server.start()  # on the same port: the page's line gets there, once
+        until(browser, lambda: server.get("/api/boards/1/session")["fouls"] == [1, 0])
+        until(browser, lambda: "foul 1 for Red" in text_of(browser, "#session-out"))
+    finally:
+        browser.quit()

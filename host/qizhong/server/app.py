@@ -17,6 +17,7 @@ when the clock reports it, after it too is on disk.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
 import os
@@ -58,6 +59,7 @@ class Hall:
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self.acked: set[int] = set()
+        self.kept_logins = store.logins()
         self._restore()
         from qizhong.server.session import Sessions
 
@@ -150,7 +152,12 @@ class Hall:
         if auth.startswith("Bearer "):
             return self.password.check(auth[7:])
         cookie = request.cookies.get(COOKIE, "")
-        return any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions)
+        if any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions):
+            return True
+        if cookie and _digest(cookie) in self.kept_logins:  # a login from before a restart
+            self.sessions.add(cookie)
+            return True
+        return False
 
 
 def _int(body: dict[str, Any], key: str) -> int:
@@ -274,12 +281,17 @@ def make_app(hall: Hall) -> web.Application:
             raise web.HTTPForbidden(text="wrong password")
         token = secrets.token_urlsafe(32)
         hall.sessions.add(token)
+        hall.store.add_login(_digest(token))  # kept (hashed) for after a restart
         resp = web.json_response({"arbiter": True})
         resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
         return resp
 
     async def logout(request: web.Request) -> web.Response:
-        hall.sessions.discard(request.cookies.get(COOKIE, ""))
+        token = request.cookies.get(COOKIE, "")
+        hall.sessions.discard(token)
+        if token:
+            hall.kept_logins.discard(_digest(token))
+            hall.store.drop_login(_digest(token))
         resp = web.json_response({"arbiter": False})
         resp.del_cookie(COOKIE, path="/")
         return resp
@@ -411,12 +423,17 @@ def make_app(hall: Hall) -> web.Application:
 
         worker = hall.worker(no)
         configure = bool(body.get("configure", False))
+        key = _key(request, body)
+        if key and hall.store.answer(key) is not None:  # made already: the same session
+            return web.json_response({"ok": True, "repeated": True, "session": hall.games.view(no)})
         try:
             await asyncio.wrap_future(worker.call(lambda c: hall.games.create(no, opts, configure)))
         except (ArbiterError, SessionError) as e:
             raise web.HTTPConflict(text=str(e)) from None
         except LinkError as e:
             raise web.HTTPServiceUnavailable(text=str(e)) from None
+        if key:
+            hall.store.put_answer(key, no, {"ok": True})
         return web.json_response({"ok": True, "session": hall.games.view(no)})
 
     async def session_view(request: web.Request) -> web.Response:
@@ -514,6 +531,10 @@ _COMMAND_WORDS = ("help", "start", "pause", "resume", "foul", "penalty", "knock"
                   "undo", "moves", "status", "save", "quit", "resign", "nomove", "claim",
                   "offer", "accept", "decline", "phone", "confirm", "overrule", "unrule", "dead",
                   "score", "count", "agree", "illegal", "adjust", "quickplay", "board")  # fmt: skip
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _key(request: web.Request, body: dict[str, Any]) -> str:

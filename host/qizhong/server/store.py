@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS session_log (
 CREATE TABLE IF NOT EXISTS answers (
   key TEXT PRIMARY KEY, board INTEGER NOT NULL, answer TEXT NOT NULL, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS logins (digest TEXT PRIMARY KEY, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS acks (
   board INTEGER NOT NULL, event INTEGER NOT NULL, host_ms INTEGER NOT NULL,
   PRIMARY KEY (board, event));
@@ -234,3 +235,16 @@ class Store:
 
     def set_setting(self, key: str, value: str) -> None:
         self._write("INSERT OR REPLACE INTO settings (key, value) VALUES (?,?)", (key, value))
+
+    # -- the arbiter's logins (their tokens' SHA-256: a restart keeps the arbiter logged in) ----
+
+    def add_login(self, digest: str) -> None:
+        self._write(
+            "INSERT OR IGNORE INTO logins (digest, host_ms) VALUES (?,?)", (digest, host_ms())
+        )
+
+    def drop_login(self, digest: str) -> None:
+        self._write("DELETE FROM logins WHERE digest=?", (digest,))
+
+    def logins(self) -> set[str]:
+        return {str(r[0]) for r in self._read("SELECT digest FROM logins")}

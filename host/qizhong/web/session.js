@@ -28,12 +28,32 @@ function el(tag, attrs, ...kids) {
   return e;
 }
 
+// POST with the action's key, sent again (same key) while the server or the clock is away.
+async function postKept(path, body) {
+  for (let i = 0; ; i++) {
+    let r = null;
+    try {
+      r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body), credentials: "same-origin" });
+    } catch (e) { r = null; }
+    if ((r === null || r.status === 503) && i < 30) {
+      document.getElementById("session-error").textContent = "the server is away: sending again…";
+      await new Promise((ok) => setTimeout(ok, 1000));
+      continue;
+    }
+    if (r === null) throw new Error("the server is away");
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.error || r.statusText);
+    return data;
+  }
+}
+
 async function sendLine(line, label) {
   const err = document.getElementById("session-error");
   const verb = line.trim().split(/\s+/)[0].toLowerCase();
   if (ASKS.has(verb) && !confirm("Board " + NO + ": " + (label || line) + "?")) return false;
   try {
-    const got = await api("/api/boards/" + NO + "/session", { line, key: newKey() });
+    const got = await postKept("/api/boards/" + NO + "/session", { line, key: newKey() });
     const bad = (got.lines || []).filter((x) => x.startsWith("?"));
     err.textContent = bad.join(" ");
     document.getElementById("session-out").textContent = (got.lines || []).join("\n");
@@ -155,7 +175,7 @@ function setupSession() {
     if (!confirm("Board " + NO + ": a new session for the game on the clock (the last one's rulings end)?")) return;
     const late = !document.getElementById("session-strict").checked;
     try {
-      const got = await api("/api/boards/" + NO + "/session/new", { options: { late_entry: late }, key: newKey() });
+      const got = await postKept("/api/boards/" + NO + "/session/new", { options: { late_entry: late }, key: newKey() });
       drawSession(got.session);
     } catch (e) { document.getElementById("session-error").textContent = e.message; }
   };
