@@ -154,3 +154,12 @@ def test_a_proposal_overruled_and_a_ruling_undone(server):
     assert server.get("/api/boards/1/session")["fouls"] == [1, 0]
     assert line(server, "unrule")["ok"]  # the last ruling (the foul) undone
     assert server.get("/api/boards/1/session")["fouls"] == [0, 0]
+
+
+def test_the_halls_result_button_ends_the_session_too(server):
+    server.boards_up(server.socket())
+    line(server, "start")
+    server.post("/api/boards/1/finish", {"result": "black"})
+    view = server.get("/api/boards/1/session")
+    assert view["over"] and "black wins" in view["result"].lower()
+    assert server.get("/api/boards/1")["result"] == 1  # and the clock shows it

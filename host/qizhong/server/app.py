@@ -364,6 +364,20 @@ def make_app(hall: Hall) -> web.Application:
         if verb not in CLOCK_ACTIONS:
             raise web.HTTPNotFound(text="no action %r" % verb)
         call = action(verb, body, st.board.game)
+        view = hall.games.view(no)
+        if verb == "finish" and view.get("active") and not view.get("over"):
+            # the board's game ends in its session (the record's result and why), then the clock
+            r = body.get("result")
+            if r is not None:
+                line = "draw" if r in (2, "draw") else "win %d" % _side({"side": r}, st.board.game)
+                aid = hall.store.add_action(no, verb, body, "arbiter")
+                got = await _session(hall, no, line, _key(request, body))
+                hall.store.action_done(
+                    aid, "ok" if got["ok"] else "refused: %s" % _why(got["lines"])
+                )
+                if not got["ok"]:
+                    raise web.HTTPConflict(text=_why(got["lines"]))
+                return web.json_response({"ok": True, "action": aid, "lines": got["lines"]})
         worker = hall.worker(no)
         key = _key(request, body)
         if key:  # a retry (the answer lost, the server restarted): applied once
