@@ -163,3 +163,26 @@ def test_the_halls_result_button_ends_the_session_too(server):
     view = server.get("/api/boards/1/session")
     assert view["over"] and "black wins" in view["result"].lower()
     assert server.get("/api/boards/1")["result"] == 1  # and the clock shows it
+
+
+def test_a_press_made_while_the_server_was_down_waits_for_its_move(tmp_path):
+    s = Server(str(tmp_path / "hall.sqlite"), 1, extra=("--entry", "live"))
+    try:
+        s.boards_up(s.socket())
+        s.post("/api/boards/1/config", {"spec": "xq-rapid"})
+        s.post("/api/boards/1/start", {"side": "red"})
+        assert line(s, "炮二平五")["ok"]
+        clock = s.sim(1)
+        s.kill()
+        sims.press(clock, "left", wait_up=True)  # Red's move, pressed while nobody listened
+        sims.press(clock, "right")  # Black's press: its move was never entered
+        s.start()
+        ws = s.socket()
+        s.boards_up(ws)
+        wait_for(s, ws, lambda v: v["waiting"] == [1])  # it waits for its move: no XQ-R19
+        view = s.get("/api/boards/1/session")
+        assert view["fouls"] == [0, 0] and view["moves"][0]["left"] is not None
+        assert line(s, "马８进７")["ok"]
+        assert s.get("/api/boards/1/session")["waiting"] == []
+    finally:
+        s.stop()

@@ -127,6 +127,7 @@ class Console:
             "save": self._save,
             "quit": self._quit,
             "resign": lambda a: self._lines(self._resign(self._one(a))),
+            "late": self._late,
         }
         if self.xq is not None:
             xq = self.xq
@@ -191,8 +192,13 @@ class Console:
     def _handle(self, line: str) -> list[str]:
         from qizhong.arbiter.session import ArbiterError
 
-        out = self._poll(0.0)
         text = line.strip()
+        if text.split()[:1] == ["late"]:  # before the events it speaks of are taken
+            try:
+                self._late(text.split()[1:])
+            except ArbiterError as e:
+                return [see_rules("?  %s" % e)]
+        out = self._poll(0.0)
         if not text:
             return [*out, self.status()]
         words = text.split()
@@ -450,6 +456,17 @@ class Console:
         if path != self.out:
             self.copies.add(path)
         return ["   record written to %s" % path]
+
+    def _late(self, args: list[str]) -> list[str]:
+        """``late SEQ``: the clock's events up to SEQ came while no console
+        watched (the hall server's, after its restart): their presses wait for
+        their moves, as on a resumed console."""
+        try:
+            seq = int(args[0])
+        except (IndexError, ValueError):
+            raise _error("late SEQ (a clock event number)") from None
+        self.session.late_upto = max(self.session.late_upto, seq)
+        return []
 
     def _quit(self, args: list[str]) -> list[str]:
         self.done = True

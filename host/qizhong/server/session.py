@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 # Commands a page or a remote console may not send the server's console
 # (they write files on the server, or leave it).
-BARRED = ("save", "board", "quit")
+BARRED = ("save", "board", "quit", "late")
 LINE_MAX = 500  # characters of one typed line
 ALERT_BASE = 1_000_000  # a session alert's id: -(session * ALERT_BASE + its notice's index)
 SPECS = {"xiangqi": "xq-rapid", "go": "go-byoyomi", "chess": "rapid"}
@@ -196,6 +196,11 @@ class Sessions:
                 self.load(no)
             except Exception as e:  # damaged: reported, the board goes on without it
                 self.hall.problems.append("board %d: the session was not rebuilt: %s" % (no, e))
+        g = self.games.get(no)
+        if g is not None and not g.broken and not g.console.session.over:
+            # What the clock did while nobody listened waits for its moves (never XQ-R19).
+            g.journal.said(self._act(g, "late %d" % w.clock.status().seq))
+            self._settle(g)
 
     def fed_worker(self, no: int) -> Worker | None:
         for w in self.hall.workers:
@@ -323,15 +328,7 @@ class Sessions:
             return {"ok": True, "lines": ["(applied before: %s)" % line], "repeated": True}
         if g is None:
             g = self.create(no, opts or {}, configure=False)
-        g.acting = True
-        try:
-            with g.journal.action("handle", line, key=key):
-                lines = g.console._handle(line)
-        except Exception as e:  # cut short (the clock lost mid-action): replayed from the store
-            g.broken = str(e)
-            raise
-        finally:
-            g.acting = False
+        lines = self._act(g, line, key)
         if key:
             g.keys.add(key)
         g.journal.said(lines)
@@ -340,6 +337,18 @@ class Sessions:
         if key:
             self.hall.store.put_answer(key, no, answer)
         return answer
+
+    def _act(self, g: Game, line: str, key: str = "") -> list[str]:
+        """``line`` on ``g``'s console, journaled."""
+        g.acting = True
+        try:
+            with g.journal.action("handle", line, key=key):
+                return g.console._handle(line)
+        except Exception as e:  # cut short (the clock lost mid-action): replayed from the store
+            g.broken = str(e)
+            raise
+        finally:
+            g.acting = False
 
     # -- what the hall shows -------------------------------------------------------------
 
