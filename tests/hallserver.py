@@ -75,13 +75,8 @@ class Server:
             raise RuntimeError("server did not start: %r %s" % (line, self.proc.stderr.read()))
         self.url = line.split()[2].rstrip("/")
         self.said = []
-        while True:  # its lines up to its last clock's
-            said = self.proc.stdout.readline()
-            if not said:
-                break
-            self.said.append(said.rstrip("\n"))
-            if said.startswith("sim %s-sim-%d:" % (self.name, self.n)):
-                break
+        for _ in range(self.n + (self.password is None)):  # the password's line, each clock's
+            self.said.append(self.proc.stdout.readline().rstrip("\n"))
         self.listen = self.url.split("//", 1)[1]
         self.sims = sims.start(
             self.n, self.db + ".sims", "xq-rapid", self.name + "-sim"
