@@ -5,6 +5,8 @@ console's session, taken over HTTP, kept in the store, rebuilt on a restart.
 A real ``qizhong serve`` with simulated clocks (real firmware); levers are
 pressed as players do, the arbiter acts over the API."""
 
+import urllib.request
+
 import pytest
 from hallserver import PASSWORD, Server
 
@@ -72,6 +74,10 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     view = server.get("/api/boards/1/session")
     assert view["over"] and "red wins" in view["result"].lower()
     server.wait(ws, lambda m: m["type"] == "board" and m["board"]["state"] == "finished")
+    # The session's own record: the move, the rulings as comments, the result.
+    with urllib.request.urlopen(server.url + "/api/boards/1/session/record", timeout=10) as r:
+        rec = r.read().decode("utf-8")
+    assert "炮二平五" in rec and "XQ-R19" in rec and '[Result "1-0"]' in rec
 
 
 def test_the_page_cannot_make_the_server_write_files(server):

@@ -450,6 +450,21 @@ def make_app(hall: Hall) -> web.Application:
             hall.store.put_answer(key, no, {"ok": True})
         return web.json_response({"ok": True, "session": hall.games.view(no)})
 
+    async def session_record(request: web.Request) -> web.Response:
+        """The session's own record (its rulings as comments, the result and why)."""
+        st = state_of(request)
+        no = st.board.no
+        if not hall.games.view(no).get("active"):
+            raise web.HTTPNotFound(text="board %d has no session" % no)
+        try:
+            text, suffix = await asyncio.wrap_future(
+                hall.worker(no).call(lambda c: hall.games.record(no))
+            )
+        except LinkError as e:
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        kind = "application/x-go-sgf" if suffix == ".sgf" else "application/x-chess-pgn"
+        return web.Response(text=text, content_type=kind, charset="utf-8")
+
     async def session_view(request: web.Request) -> web.Response:
         st = state_of(request)
         return web.json_response(hall.games.view(st.board.no))
@@ -479,6 +494,7 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_post("/api/logout", logout)
     app.router.add_post("/api/boards/{no:\\d+}/request", relay)
     app.router.add_get("/api/boards/{no:\\d+}/session", session_view)
+    app.router.add_get("/api/boards/{no:\\d+}/session/record", session_record)
     app.router.add_post("/api/boards/{no:\\d+}/session", session_line)
     app.router.add_post("/api/boards/{no:\\d+}/session/new", session_new)
     app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)

@@ -381,6 +381,14 @@ class Sessions:
         st.session_rev += 1
         self.hall.notify(g.no, st.view(), None)
 
+    def record(self, no: int) -> tuple[str, str]:
+        """The board's session record (PGN or SGF text) and its suffix (the worker's thread)."""
+        g = self.games.get(no)
+        if g is None:
+            raise SessionError("board %d has no session" % no)
+        s = g.console.session
+        return s.record_text(), s.suffix()
+
     def view(self, no: int) -> dict[str, Any]:
         g = self.games.get(no)
         return g.view if g is not None else {"active": False}
