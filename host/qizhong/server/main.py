@@ -63,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=["late", "live"],
         default="late",
         help="how the boards' sessions take moves: late (entered after their presses, as a"
-        " scorekeeper does) or live (entered as made: a press without one is XQ-R19 / CH-1 at once)",
+        " scorekeeper does) or live (as made: a press without one is XQ-R19 / CH-1 at once)",
     )
     p.add_argument(
         "--stop-sims",
