@@ -295,12 +295,11 @@ class Sessions:
         fed.row = max(r for _, r, _ in rows)
         journal = jr.Journal.on("board %d session %d" % (no, n), cast("Clock", fed),
                                 self._sink(no, n, fed))  # fmt: skip
-        # the game's first events were before its floor: the status its "new" action had
+        # events up to the last status its "new" action had were before the game
         first = actions[0][1] if actions else []
         for entry in first:
             if entry.get("c") == "status" and "r" in entry:
                 fed.floor = (str(header["clock"].get("boot", "")), int(entry["r"]["seq"]))
-                break
         console = replay(header, actions, journal)
         g = Game(no, n, console, journal, fed)
         g.keys = {str(e["key"]) for _, _, e in rows if "key" in e}
