@@ -32,8 +32,9 @@ from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
-from qizhong.server import records
+from qizhong.server import rounds
 from qizhong.server.board import BoardState, Worker
+from qizhong.server.feed import Feed
 from qizhong.server.password import Password
 from qizhong.server.store import Store
 
@@ -61,6 +62,8 @@ class Hall:
         self.acked: set[int] = set()
         self.kept_logins = store.logins()
         self._restore()
+        self.feed = Feed(store, self.states)  # the records, built as moves arrive
+        self.listeners.append(self.feed.on_change)
         from qizhong.server.session import Sessions
 
         self.games = Sessions(self)
@@ -106,7 +109,7 @@ class Hall:
     # -- news to the pages (from the workers' threads) ---------------------------------------
 
     def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
-        for fn in self.listeners:
+        for fn in list(self.listeners):
             fn(no, view, event)
         if self.loop is not None and not self.loop.is_closed():
             msg = json.dumps({"type": "board", "board": view, "event": event})
@@ -144,6 +147,7 @@ class Hall:
             w.stop()
         for w in self.workers:
             w.join(timeout=5)
+        self.feed.stop()
 
     # -- the arbiter ------------------------------------------------------------------------
 
@@ -220,6 +224,7 @@ def make_app(hall: Hall) -> web.Application:
 
     async def on_startup(app: web.Application) -> None:
         hall.loop = asyncio.get_running_loop()
+        hall.feed.warm()
 
     async def on_shutdown(app: web.Application) -> None:
         for ws in list(hall.sockets):
@@ -227,6 +232,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
+    rounds.add_routes(app, hall)  # before /api/boards/N/{verb}: it has .../score
 
     def page(name: str) -> Handler:
         async def h(request: web.Request) -> web.StreamResponse:
@@ -249,7 +255,7 @@ def make_app(hall: Hall) -> web.Application:
         st = state_of(request)
         view = st.view()
         view["presses"] = st.presses
-        view["position"] = records.position(st)
+        view["position"] = await hall.feed.position(st)
         view["played_moves"] = st.played
         view["session"] = hall.games.view(st.board.no)
         view["record"] = (
@@ -506,13 +512,9 @@ def make_app(hall: Hall) -> web.Application:
         want = request.query.get("game", "")
         if want not in ("", "xiangqi", "chess"):
             raise web.HTTPBadRequest(text="game: xiangqi or chess")
-        games = [
-            records.pgn(s)
-            for _, s in sorted(hall.states.items())
-            if s.board.game in ((want,) if want else ("xiangqi", "chess"))
-        ]
+        data = await hall.feed.live((want,) if want else ("xiangqi", "chess"))
         return web.Response(
-            text="\n".join(games),
+            body=data,
             content_type="application/x-chess-pgn",
             charset="utf-8",
             headers={"Cache-Control": "no-cache"},
@@ -523,7 +525,9 @@ def make_app(hall: Hall) -> web.Application:
         if st.board.game not in ("xiangqi", "chess"):
             raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
         return web.Response(
-            text=records.pgn(st), content_type="application/x-chess-pgn", charset="utf-8"
+            body=await hall.feed.record(st),
+            content_type="application/x-chess-pgn",
+            charset="utf-8",
         )
 
     async def board_sgf(request: web.Request) -> web.Response:
@@ -531,7 +535,7 @@ def make_app(hall: Hall) -> web.Application:
         if st.board.game != "go":
             raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
         return web.Response(
-            body=records.sgf(st), content_type="application/x-go-sgf", charset="utf-8"
+            body=await hall.feed.record(st), content_type="application/x-go-sgf", charset="utf-8"
         )
 
     app.router.add_get("/live.pgn", live_pgn)
