@@ -10,6 +10,7 @@ import urllib.request
 import pytest
 from hallserver import PASSWORD, Server
 
+from qizhong.records import xiangqi_pgn
 from qizhong.server import sims
 
 
@@ -51,6 +52,14 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     sims.press(server.sim(1), "right")  # Black presses without a move: XQ-R19
     wait_for(server, ws, lambda v: v["fouls"][1] == 1)
     assert "nomove" in alert_kinds(server)
+    # Black's move, then its press: the record's times are the session's pairing (the
+    # press ruled on, XQ-R19, is no move's), in the board's PGN as in the session.
+    assert line(server, "马８进７")["ok"]
+    sims.press(server.sim(1), "right")
+    wait_for(server, ws, lambda v: len(v["moves"]) == 2 and v["moves"][1]["left"] is not None)
+    want = [m["left"] for m in server.get("/api/boards/1/session")["moves"]]
+    with urllib.request.urlopen(server.url + "/boards/1.pgn", timeout=10) as r:
+        assert xiangqi_pgn.read_game(r.read()).clocks == want
     # A foul by the arbiter, sent twice with one key (a retry): applied once.
     first = line(server, "foul red talking", key="k-foul-1")
     again = line(server, "foul red talking", key="k-foul-1")
@@ -66,7 +75,7 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     ws = server.socket()
     server.boards_up(ws)
     view = server.get("/api/boards/1/session")
-    assert view["fouls"] == [1, 1] and [m["text"] for m in view["moves"]] == ["炮二平五"]
+    assert view["fouls"] == [1, 1] and len(view["moves"]) == 2
     assert line(server, "foul red talking", key="k-foul-1").get("repeated")
     assert server.get("/api/boards/1/session")["fouls"] == [1, 1]
     # A second foul loses (XQ-R17): the game ends from the session, and the clock shows it.

@@ -61,6 +61,8 @@ class BoardState:
     played: list[str] = field(default_factory=list)  # this game's moves as entered (notation)
     alerts: list[dict[str, Any]] = field(default_factory=list)  # not yet acknowledged
     session_rev: int = 0  # counts the board's session changes (server/session.py)
+    # each move's clock time as its session paired it (None: the n-th press is the n-th move's)
+    played_clocks: list[int | None] | None = None
 
     def apply(self, st: Stored, acked: set[int] | None = None) -> None:
         """One kept event (a clock's, or the host's ``lost``/``found``)."""
@@ -104,7 +106,7 @@ class BoardState:
             self.game_no += 1
         self.state, self.run, self.result = "idle", -1, -1
         self.moves, self.flag, self.knocks, self.held = [0, 0], [False, False], 0, -1
-        self.presses, self.played = [], []
+        self.presses, self.played, self.played_clocks = [], [], None
 
     def ack(self, event: int) -> bool:
         n = len(self.alerts)

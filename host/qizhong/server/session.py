@@ -369,7 +369,9 @@ class Sessions:
         if st is None:
             return
         if not closed:
-            st.played = [p.text for p in g.console.session.played]
+            played = g.console.session.played
+            st.played = [p.text for p in played]
+            st.played_clocks = [p.clock_ms for p in played]  # a press ruled on is no move's
         acked = self.hall.acked
         known = {a["id"] for a in st.alerts}
         for a in g.alerts:
