@@ -262,9 +262,9 @@ class ChessSession(GameSession):
     # -- CH-1: illegal moves and presses without a move --------------------------------
 
     def _unpaired(self, press: Press) -> None:
-        # A press made while no console watched (a resumed console: ``late_upto``),
+        # A press made while no console watched (a resumed console: ``is_late``),
         # or behind one, waits for its move: nobody saw it (docs/arbiter.md).
-        if self.strict and press.seq > self.late_upto and not self._open:
+        if self.strict and not self.is_late(press.seq) and not self._open:
             self._illegal(press, "nomove")
         else:
             super()._unpaired(press)

@@ -137,7 +137,9 @@ class Tape:
 
 def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str, Any]]]], int]:
     """A journal: its header, its actions (each typed line with the clock's
-    answers), and the length of its whole lines (a torn last line is left out)."""
+    answers), and the length of its whole lines (a torn last line is left out).
+    The header's ``late`` lists the spans of events each resume found had come
+    while no console watched (``Journal.late``)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -181,6 +183,14 @@ def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str
                     "%s: line %d is not a journal entry" % (path, data.count(b"\n", 0, end) + 1)
                 )
             actions.append((list(typed), []))
+        elif "late" in entry:  # a resume: the events (after, upto] came while nobody watched
+            span = entry["late"]
+            if not (isinstance(span, list) and len(span) == 2
+                    and all(isinstance(v, int) and v >= 0 for v in span)):  # fmt: skip
+                raise JournalError(
+                    "%s: line %d is not a journal entry" % (path, data.count(b"\n", 0, end) + 1)
+                )
+            header.setdefault("late", []).append((span[0], span[1]))
         elif "c" in entry:
             if not actions:
                 raise JournalError("%s: a clock answer before any action" % path)
@@ -236,6 +246,13 @@ class Journal:
         f.truncate(good)
         f.seek(good)
         return cls(path, clock, f)
+
+    def late(self, after: int, upto: int) -> None:
+        """A resume: the clock's events ``after`` < seq <= ``upto`` came while no
+        console watched. Written before the journal is replayed, so that a
+        resume stopped in its turn is replayed with the same span."""
+        if upto > after:
+            self._line({"late": [after, upto]})
 
     def close(self) -> None:
         try:

@@ -175,7 +175,8 @@ class GameSession:
         self._out: list[Notice] = []
         self._cut = -1  # the side a penalty is being taken from (a flag then is its loss)
         self.start_seq = st.seq  # the clock's last event before this game
-        self.late_upto = 0  # presses up to this seq came while no console watched (resume)
+        self.late_upto = 0  # presses up to this seq came while no console watched (a restart)
+        self.late: list[tuple[int, int]] = []  # (after, upto]: the same, for each resume
         self._early = early
         self.record_path: str | None = None  # the record file kept up to date (``keep``)
         self.hold_record = False  # True: ``keep`` waits (a journal being replayed)
@@ -291,6 +292,10 @@ class GameSession:
         if self.result is not None:
             return
         self._pressed(press)
+
+    def is_late(self, seq: int) -> bool:
+        """Event ``seq`` came while no console watched: its press waits for its move."""
+        return seq <= self.late_upto or any(lo < seq <= hi for lo, hi in self.late)
 
     def _count(self, side: int) -> int | None:
         """``side``'s byo-yomi periods or Canadian moves left, in overtime."""

@@ -222,6 +222,9 @@ class Console:
 
     def _after(self) -> list[str]:
         """At the end of the game: the record, result and all, is on disk."""
+        if self.ended and not self.session.over:  # the result was undone (unrule): it goes on
+            self.ended = False
+            return []
         if not self.session.over or self.ended:
             return []
         self.ended = True
@@ -682,9 +685,10 @@ def new_console(args: argparse.Namespace, clock: Clock, out: str) -> Console:
         journal.close()
         os.unlink(jpath)
         raise
+    # The note stays until the clock's next game replaces it: a game ended and
+    # then taken up again (``unrule``) resumes, whenever the console stopped.
     _point(clock.hello.id, jpath)
     console = Console(session, journal=journal)
-    console.on_end = lambda: _point(clock.hello.id, None)
     return console
 
 
@@ -711,9 +715,12 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
     if seen:
         clock.link.skip_to(seen)
     late = clock.status().seq  # events up to here came while no console watched
+    journal.late(seen, late)
     with journal.replaying(actions[0][1], last == 0):
         session = make_session(ns, cast("Clock", tape))
-    session.late_upto = late
+    # Each resume's span, the journaled ones and this one: the presses the
+    # journal has were ruled as they came, whatever came after them.
+    session.late = [*header.get("late", []), (seen, late)]
     session.hold_record = True
     console = Console(session, journal=journal)
     for i, (typed, answers) in enumerate(actions[1:], 1):
@@ -732,7 +739,6 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
         lines.append("!  %d of the clock's events were no longer kept" % clock.link.lost)
     session.keep(str(header["record"]), claim=False)
     console.ended = session.over
-    console.on_end = lambda: _point(clock.hello.id, None)
     fouls = "" if not any(session.fouls) else ", fouls %d-%d" % tuple(session.fouls)
     lines.insert(0, "   resumed from %s: %d moves%s%s" % (
         jpath, len(session.played), fouls,
@@ -746,7 +752,9 @@ def open_console(args: argparse.Namespace, clock: Clock) -> tuple[Console, list[
     from qizhong.arbiter.session import ArbiterError, free_path
 
     if args.resume:
-        return resume_console(args.resume, clock)
+        console, lines = resume_console(args.resume, clock)
+        _point(clock.hello.id, args.resume)  # a bare console goes on with it (an unrule)
+        return console, lines
     if args.out and os.path.exists(journal_path(args.out)):
         console, lines = resume_console(journal_path(args.out), clock)
         if not console.session.over:
