@@ -48,7 +48,20 @@ __all__ = [
     "Press",
     "Result",
     "free_path",
+    "ms_between",
 ]
+
+
+# docs/protocol.md: the clock's ms fall by exactly this when they reach 2**29.
+ORIGIN_STEP = 402_653_184  # App.REBASE_MS - App.KEEP_MS
+
+
+def ms_between(a: int, b: int) -> int:
+    """The ms from the clock's instant ``a`` to its later instant ``b`` of the
+    same boot: T fell by ``ORIGIN_STEP`` if the origin moved between them
+    (a running move is far shorter than the 4.6 days between two moves)."""
+    d = b - a
+    return d if d >= 0 else d % ORIGIN_STEP
 
 
 class ArbiterError(ValueError):
@@ -253,7 +266,7 @@ class GameSession:
 
     def _stop_running(self, t: int) -> None:
         if self.running:
-            self._acc += t - self._since
+            self._acc += ms_between(self._since, t)
             self.running = False
 
     def _on_start(self, ev: Event) -> None:
@@ -275,7 +288,7 @@ class GameSession:
 
     def _on_press(self, ev: Event) -> None:
         side = ev.side
-        used = self._acc + (ev.t - self._since if self.running else 0)
+        used = self._acc + (ms_between(self._since, ev.t) if self.running else 0)
         ot = self.tc.overtime
         if self.overtime[side] and ot is not None and ot.kind == "canadian":
             self.block[side] -= 1
@@ -313,7 +326,7 @@ class GameSession:
         side = ev.side
         if self.tc.timing == DELAY and not self.overtime[side]:
             return ev.left[side]  # a delay adds nothing at the press
-        return max(0, self._last_left[side] - (ev.t - self._last_t))
+        return max(0, self._last_left[side] - ms_between(self._last_t, ev.t))
 
     def _on_pause(self, ev: Event) -> None:
         self._stop_running(ev.t)
