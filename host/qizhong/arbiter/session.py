@@ -182,6 +182,7 @@ class GameSession:
         self.presses: list[Press] = []
         self._open: list[Press] = []  # presses no move was entered for yet
         self.fouls = [0, 0]
+        self._recording_free = False  # TC-9 was noted
         self.result: Result | None = None
         self.notes: dict[int, list[str]] = {}  # ply -> comments for the record
         self.log: list[Notice] = []
@@ -447,9 +448,12 @@ class GameSession:
         self.periods[ev.side] = self.clock.status().periods[ev.side]
 
     def _on_record(self, ev: Event) -> None:
-        if self.result is not None:
+        if self.result is not None or self._recording_free:
             return
-        text = "%s's clock is under %s: moves need no longer be recorded" % (
+        # TC-9: from the instant either clock is under the threshold, neither
+        # player need record; the clock marks both displays (#26 item 9).
+        self._recording_free = True
+        text = "%s's clock is under %s: neither player need record the moves any longer" % (
             self.name(ev.side),
             timecontrol.fmt_ms(self.tc.record),
         )
