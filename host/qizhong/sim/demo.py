@@ -306,9 +306,7 @@ class Demo:
         elif kind == clock.EV_STAGE:
             detail = "stage %d" % (arg + 1)
         elif kind == clock.EV_RECORD:
-            detail = "under %s: recording optional for both (TC-9)" % tcspec.fmt_ms(
-                self.tc.record
-            )
+            detail = "under %s: recording optional for both (TC-9)" % tcspec.fmt_ms(self.tc.record)
         elif kind == clock.EV_HELD:
             detail = "%d ms" % arg
         elif kind == clock.EV_KNOCK:
