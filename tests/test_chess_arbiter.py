@@ -438,3 +438,44 @@ def test_two_games_one_after_the_other_on_one_clock(sim):
     assert chess_pgn.clocks_ms(back) == [907000, 907000]
     assert back.headers["Result"] == "1-0" and back.headers["TimeControl"] == "900+10"
     assert chess_pgn.read(first.pgn()).headers["Result"] == "0-1"
+
+
+def test_an_incorrect_claim_is_also_a_draw_offer_the_opponent_may_accept(sim):
+    """9.1.2.3: a claim under 9.2 or 9.3 is also a draw offer. After an
+    incorrect threefold claim `accept` used to say 'no draw offer stands'."""
+    clock, game = new_game(sim, "rapid")
+    game.start()
+    t = play(sim, game, ["e4", "e5", "Nf3"])
+    game.claim("black", "threefold")  # incorrect: White gets 1 min, play goes on
+    assert game.result is None and game.offer_by == BLACK
+    game.accept()
+    assert game.result.winner is None and game.result.rule == "5.2.3"
+    assert clock.status().result == DRAW
+    # Declined instead, or the opponent moving on, the offer lapses as any other.
+    clock, game = new_game(sim, "rapid")
+    game.start()
+    t = play(sim, game, ["d4", "d5"], t + 1000)
+    game.claim("white", "fifty", "c4")  # the declared move is made
+    assert game.offer_by == WHITE and game.board.move_stack[-1].uci() == "c2c4"
+    sim.press(lever(game, WHITE), t + 1000)  # c4's press
+    game.poll()
+    play(sim, game, ["e6"], t + 1000)  # Black moves on: declined (9.1.2)
+    assert [p.press is not None for p in game.played] == [True] * 4
+    with pytest.raises(ArbiterError, match="no draw offer stands"):
+        game.accept()
+
+
+def test_a_draw_by_agreement_needs_a_move_by_each_player(sim):
+    """5.2.3: offer and accept after White's first move used to end the game."""
+    clock, game = new_game(sim, "rapid")
+    game.start()
+    t = play(sim, game, ["e4"])
+    game.offer("white")
+    with pytest.raises(ArbiterError, match="at least one move by each player"):
+        game.accept()
+    assert game.result is None and game.offer_by == WHITE  # the offer stands
+    game.offer("black")
+    play(sim, game, ["e5"], t)
+    game.offer("black")
+    game.accept()
+    assert game.result.winner is None and game.result.rule == "5.2.3"

@@ -424,6 +424,10 @@ class ChessSession(GameSession):
                                                             _minutes(self.penalty_ms)))  # fmt: skip
         self._say("rule", "%s: incorrect, play goes on" % what, "CH-4 9.5.3")
         self._give_penalty(opp, "CH-4 9.5.3")
+        # 9.1.2.3: a claim is also a draw offer, which the opponent may accept
+        self.offer_by = side
+        self._say("info", "the claim stands as %s's draw offer: accept or decline"
+                  % self.name(side), "9.1.2.3")  # fmt: skip
         if running:
             self._clock_call(self.clock.resume)
         if mv is not None:  # 9.5.3: the declared move must be made
@@ -444,6 +448,9 @@ class ChessSession(GameSession):
         self._check_playing()
         if self.offer_by < 0:
             raise ArbiterError("no draw offer stands")
+        if len(self.board.move_stack) < 2:  # the two sides move in turn
+            raise ArbiterError("a draw by agreement needs at least one move by each player "
+                               "(5.2.3); the offer stands")  # fmt: skip
         self._end(Result(None, "draw agreed (%s offered)" % self.name(self.offer_by), "5.2.3"))
         return self._flush()
 
