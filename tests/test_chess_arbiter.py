@@ -467,7 +467,7 @@ def test_an_incorrect_claim_is_also_a_draw_offer_the_opponent_may_accept(sim):
 
 def test_a_draw_by_agreement_needs_a_move_by_each_player(sim):
     """5.2.3: offer and accept after White's first move used to end the game."""
-    clock, game = new_game(sim, "rapid")
+    _, game = new_game(sim, "rapid")
     game.start()
     t = play(sim, game, ["e4"])
     game.offer("white")
