@@ -549,6 +549,13 @@ class ChessSession(GameSession):
             self._board_end(self.pending)
             return
         out = self.board.flag_outcome(_color(side))
+        if not out.decided:  # the search did not decide 6.9: the arbiter rules
+            self._say("warn", "%s; whether %s can still mate by any series of legal moves was "
+                      "not decided within the search's bound: rule `win %s` or `draw`" % (
+                          out.reason, self.name(1 - side), self.name(1 - side).lower()),
+                      "CH-2 6.9")  # fmt: skip
+            self._note("%s; 6.9 undecided by the search, for the arbiter" % out.reason)
+            return
         self._end(Result(None if out.winner is None else _side(out.winner), out.reason,
                          "CH-2 6.9", "time forfeit"))  # fmt: skip
 
