@@ -29,7 +29,10 @@ heaviest, 将 > 杀 > 捉 > 闲):
   (by the moved piece or one it uncovered) that wins material and does not
   leave the mover checkmated at once. A capture wins material when the piece
   taken has no legal recapture (无根子, 24.15), or is worth more than the
-  taker (a horse or cannon on a protected rook). Not chases (棋例通则): the
+  taker (a horse or cannon on a protected rook), or the chasing side has
+  more pieces to take on its square than the other has to take back, the
+  general's help counted (少根子 24.15, joint capture 24.3, 借帅之力): both
+  taking in turn, the chaser takes last. Not chases (棋例通则): the
   general taking by itself; a pawn taking by itself, unless both sides attack
   on every move (相互长打); a pawn on its own side of the river, which is no
   material; a capture already on before the move (从捉到捉).
@@ -335,7 +338,8 @@ def _describe(symbol: str, sq: int) -> str:
 
 
 def _mates(sq: Sequence[str], move: tuple[int, int], mover: xq.Color) -> bool:
-    """Whether ``move`` checkmates (or leaves no legal move: 困毙, also a loss)."""
+    """Whether ``move`` checkmates (24.2: 将死; a move that leaves no legal
+    move without check, 困毙, is no 杀 threat here)."""
     after = _play(sq, move)
     return _in_check(after, mover.other) and not _legal(after, mover.other)
 
@@ -369,14 +373,34 @@ def _chases(sq: Sequence[str], mover: xq.Color, pawns: bool, in_check: bool = Fa
         after = _play(sq, mv)
         replies = _legal(after, mover.other)
         protected = any(t == to for _, t in replies)
-        gain = _VALUE[tp] - (_VALUE[ap] if protected else 0)
-        if gain <= 0:
+        outnumbered = protected and _last_taker(after, to, mover.other) is mover
+        if protected and _VALUE[tp] <= _VALUE[ap] and not outnumbered:
             continue  # a protected piece taken by one worth as much or more (24.15)
         if not in_check and any(_mates(after, r, mover.other) for r in replies):
             continue  # winning it would be mated at once (24.3)
-        why = "unprotected" if not protected else "protected, but worth more than the taker"
+        why = (
+            "unprotected" if not protected
+            else "protected, but worth more than the taker" if _VALUE[tp] > _VALUE[ap]
+            else "more attackers than protectors (少根子, 24.15)"
+        )  # fmt: skip
         out[to] = "%s can take %s (%s)" % (_describe(taker, frm), _describe(target, to), why)
     return out
+
+
+def _last_taker(sq: Sequence[str], to: int, side: xq.Color) -> xq.Color | None:
+    """Who takes last on ``to`` when both sides take there in turn, ``side``
+    first, each with its least valuable piece that legally can (the general
+    too: 借帅之力), until one cannot. The attackers outnumber the protectors
+    (少根子, 24.15; a joint capture, 24.3) when the chasing side is the last."""
+    last = None
+    while True:
+        takes = [(f, t) for f, t in _legal(sq, side) if t == to]
+        if not takes:
+            return last
+        frm = min(takes, key=lambda m: _VALUE[sq[m[0]].lower()])[0]
+        sq = _play(sq, (frm, to))
+        last = side
+        side = side.other
 
 
 def _mate_threat(sq: Sequence[str], mover: xq.Color) -> str:
