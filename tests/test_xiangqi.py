@@ -466,16 +466,16 @@ def _agrees_with_pyffish(board: Board, theirs: str, move: Move) -> bool:
 
 def test_round_trip_on_every_legal_move_of_random_games():
     # NT: parse(notation(m)) == m, and the text is unambiguous, on every legal
-    # move of 10,000 positions (seeded; issue #5's bar). benchmarks/xiangqi.py
-    # times it and runs more.
+    # move of 1,000 positions (seeded); benchmarks/xiangqi.py runs issue #5's
+    # 10,000 (69 s of make test under load, #26).
     # Each game's moves are also written by pyffish, an independent WXF writer.
     rng = random.Random(2024)
     positions = moves = compared = 0
-    while positions < 10000:
+    while positions < 1000:
         board = Board()
         seen = []
         for _ in range(rng.randint(20, 200)):
-            if not board.legal_moves or positions >= 10000:
+            if not board.legal_moves or positions >= 1000:
                 break
             moves += _round_trip(board)
             positions += 1
@@ -486,7 +486,7 @@ def test_round_trip_on_every_legal_move_of_random_games():
         wxf = pyffish.get_san_moves(V, STARTING_FEN, uci, False, pyffish.NOTATION_XIANGQI_WXF)
         for before, move, theirs in zip(seen, played, wxf, strict=True):
             compared += _agrees_with_pyffish(before, theirs, move)
-    assert positions == 10000 and moves > 250000 and compared > 9000
+    assert positions == 1000 and moves > 25000 and compared > 900
 
 
 def random_position(rng: random.Random) -> str:
