@@ -570,3 +570,12 @@ def test_an_undecided_flag_is_left_to_the_arbiter(sim):
     assert any("not decided" in n.text and n.rule == "CH-2 6.9" for n in notes), notes
     game.declare("black")
     assert game.result.winner == BLACK
+
+
+def test_resigning_behind_a_dead_wall_is_a_draw(sim):
+    """5.1.2 with 6.9's test: the opponent cannot mate by any series of legal
+    moves (the wall), so a resignation is no win for it (#26 item 7)."""
+    _, game = new_game(sim, "rapid", fen=WALL.replace("4K3", "3K4"))
+    game.start()
+    game.resign("white")
+    assert game.result.winner is None and "cannot mate" in game.result.reason

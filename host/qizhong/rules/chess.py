@@ -295,8 +295,9 @@ class Board(chess.Board):
         return Outcome(term, out.winner, reason)
 
     def can_mate(self, color: chess.Color) -> bool:
-        """Whether ``color`` has material that could mate (python-chess's test, see 6.9)."""
-        return not self.has_insufficient_material(color)
+        """Whether ``color`` may still mate by some series of legal moves: False
+        only when ``qizhong.rules.unwinnable`` decides it cannot (see 6.9)."""
+        return unwinnable.can_mate(self, color) is not False
 
     def flag_outcome(self, flagged: chess.Color) -> Outcome:
         """Article 6.9 (CH-2): ``flagged`` loses, unless the opponent cannot mate
