@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import os
 import secrets
+import threading
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -31,12 +31,15 @@ from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
-from qizhong.server import records
+from qizhong.server import records, validate
 from qizhong.server.board import BoardState, Worker
-from qizhong.server.store import Store
+from qizhong.server.logins import Logins
+from qizhong.server.store import Store, StoreError
+from qizhong.server.viewers import Viewer
 
 WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
 COOKIE = "qizhong_arbiter"
+MAX_REMOTE = 2000  # other servers' boards shown here
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -51,10 +54,13 @@ class Hall:
         self.states: dict[int, BoardState] = {}
         self.workers: list[Worker] = []
         self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+        self.viewers: set[Viewer] = set()
         self.sessions: set[str] = set()
+        self.logins = Logins()
         self._tasks: set[asyncio.Future[None]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
+        self._remote_lock = threading.Lock()  # paho's thread writes, the loop reads
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self._restore()
 
@@ -98,35 +104,63 @@ class Hall:
         for fn in self.listeners:
             fn(no, view, event)
         if self.loop is not None and not self.loop.is_closed():
-            msg = json.dumps({"type": "board", "board": view, "event": event})
-            self.loop.call_soon_threadsafe(self._send_all, msg)
+            msg = validate.dumps({"type": "board", "board": view, "event": event})
+            self.loop.call_soon_threadsafe(self._send_all, str(view["key"]), msg)
 
     def remote_board(self, view: dict[str, Any]) -> None:
-        """Another server's board, as the broker brought it (read-only here)."""
-        view = dict(view, key="%s-%s" % (view.get("server", "?"), view.get("no", "?")))
-        self.remote[str(view.get("clock_id"))] = view
+        """Another server's board, as the broker brought it (read-only here),
+        already checked (``validate.remote_view``). A board's key (server and
+        number) belongs to the first clock that showed it, until that one is
+        down: a fake board cannot take another's card."""
+        cid, key = str(view["clock_id"]), str(view["key"])
+        with self._remote_lock:
+            owner = next((c for c, v in self.remote.items() if v["key"] == key), None)
+            if owner is not None and owner != cid and self.remote[owner]["link"] != "down":
+                return
+            if cid not in self.remote and len(self.remote) >= MAX_REMOTE:
+                return
+            if owner is not None and owner != cid:
+                del self.remote[owner]
+            self.remote[cid] = view
+        self._publish_remote(view)
+
+    def remote_gone(self, clock_id: str) -> None:
+        """A board's retained state was cleared on the broker: shown ``down``."""
+        with self._remote_lock:
+            view = self.remote.get(clock_id)
+            if view is None or view["link"] == "down":
+                return
+            view = self.remote[clock_id] = dict(view, link="down", link_text="gone from the broker")
+        self._publish_remote(view)
+
+    def server_down(self, server: str) -> None:
+        """Another server stopped (or died: its last will): its boards ``down``."""
+        with self._remote_lock:
+            gone = [
+                c for c, v in self.remote.items() if v["server"] == server and v["link"] != "down"
+            ]
+            views = []
+            for c in gone:
+                views.append(dict(self.remote[c], link="down", link_text="its server is gone"))
+                self.remote[c] = views[-1]
+        for view in views:
+            self._publish_remote(view)
+
+    def _publish_remote(self, view: dict[str, Any]) -> None:
         if self.loop is not None and not self.loop.is_closed():
-            msg = json.dumps({"type": "board", "board": view, "event": None})
-            self.loop.call_soon_threadsafe(self._send_all, msg)
+            msg = validate.dumps({"type": "board", "board": view, "event": None})
+            self.loop.call_soon_threadsafe(self._send_all, str(view["key"]), msg)
 
     def views(self) -> list[dict[str, Any]]:
         """Every board of the hall: this server's, then the others' (MQTT)."""
         mine = [s.view() for _, s in sorted(self.states.items())]
-        return mine + [v for _, v in sorted(self.remote.items())]
+        with self._remote_lock:
+            return mine + [v for _, v in sorted(self.remote.items())]
 
-    def _send_all(self, msg: str) -> None:
-        for ws in list(self.sockets):
-            if not ws.closed:
-                task = asyncio.ensure_future(self._send(ws, msg))
-                self._tasks.add(task)  # kept until done (the loop holds only weak refs)
-                task.add_done_callback(self._tasks.discard)
-
-    @staticmethod
-    async def _send(ws: web.WebSocketResponse, msg: str) -> None:
-        try:
-            await ws.send_str(msg)
-        except (ConnectionError, RuntimeError):
-            pass
+    def _send_all(self, key: str, msg: str) -> None:
+        """To every page: at most one waiting message per board each (viewers.py)."""
+        for v in list(self.viewers):
+            v.offer(key, msg)
 
     def stop(self) -> None:
         for w in self.workers:
@@ -149,9 +183,41 @@ def _int(body: dict[str, Any], key: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int | str):
         raise web.HTTPBadRequest(text="%s: an integer is needed" % key)
     try:
-        return int(v)
+        n = int(v)
     except ValueError:
         raise web.HTTPBadRequest(text="%s: an integer is needed, not %r" % (key, v)) from None
+    if not -validate.MAX_INT <= n <= validate.MAX_INT:
+        raise web.HTTPBadRequest(text="%s: out of range" % key)
+    return n
+
+
+def _players(body: dict[str, Any], st: BoardState) -> dict[str, str]:
+    """The fields of ``players``, checked: names are short text without control
+    characters; ``spec`` must be readable and the control the clock runs (a
+    new control is ``config``'s, which loads it on the clock)."""
+    fields: dict[str, str] = {}
+    try:
+        for k in ("first", "second"):
+            if k in body:
+                fields[k] = validate.player(body[k], k)
+        if "game" in body:
+            fields["game"] = str(body["game"])
+        if "spec" in body:
+            spec = validate.control(body["spec"])
+            running = st.board.spec
+            try:
+                same = bool(running) and timecontrol.parse(running) == timecontrol.parse(spec)
+            except ValueError:
+                same = False
+            if not same:
+                raise web.HTTPConflict(
+                    text="spec: %s is not the clock's control (%s): load it with config"
+                    % (spec, running or "none")
+                )
+            fields["spec"] = spec
+    except validate.Invalid as e:
+        raise web.HTTPBadRequest(text=str(e)) from None
+    return fields
 
 
 def _side(body: dict[str, Any], game: str) -> int:
@@ -164,7 +230,11 @@ def _side(body: dict[str, Any], game: str) -> int:
 def action(verb: str, body: dict[str, Any], game: str) -> Callable[[Clock], Any]:
     """The clock call for one arbiter action (checked here, run on the board's thread)."""
     if verb == "config":
-        spec = str(body.get("spec", ""))
+        spec = body.get("spec", "")
+        if not isinstance(spec, str) or not spec.isascii() or not spec.isprintable():
+            raise web.HTTPBadRequest(text="spec: printable ASCII (docs/timecontrol.md)")
+        if len(spec) > validate.MAX_TEXT:
+            raise web.HTTPBadRequest(text="spec: at most %d bytes" % validate.MAX_TEXT)
         override = bool(body.get("override", False))
         return lambda c: c.configure(spec, override)
     if verb == "start":
@@ -220,8 +290,10 @@ def make_app(hall: Hall) -> web.Application:
 
     async def boards(request: web.Request) -> web.Response:
         if request.query.get("all"):
-            return web.json_response(hall.views())
-        return web.json_response([s.view() for _, s in sorted(hall.states.items())])
+            return web.json_response(hall.views(), dumps=validate.dumps)
+        return web.json_response(
+            [s.view() for _, s in sorted(hall.states.items())], dumps=validate.dumps
+        )
 
     def state_of(request: web.Request) -> BoardState:
         no = int(request.match_info["no"])
@@ -246,7 +318,7 @@ def make_app(hall: Hall) -> web.Application:
 
     async def events(request: web.Request) -> web.Response:
         no = int(request.match_info["no"]) if "no" in request.match_info else None
-        after = int(request.query.get("after", "0"))
+        after = validate.query_int(request.query.get("after", "0"), "after")
         from qizhong.server.board import _event_json
 
         return web.json_response([_event_json(s) for s in hall.store.events(no, after)])
@@ -259,9 +331,12 @@ def make_app(hall: Hall) -> web.Application:
 
     async def login(request: web.Request) -> web.Response:
         body = await _json(request)
+        hall.logins.check(request.remote or "?")  # 429 while this address must wait
         given = str(body.get("password", ""))
         if not hmac.compare_digest(given.encode(), hall.password.encode()):
+            hall.logins.failed(request.remote or "?")
             raise web.HTTPForbidden(text="wrong password")
+        hall.logins.passed(request.remote or "?")
         token = secrets.token_urlsafe(32)
         hall.sessions.add(token)
         resp = web.json_response({"arbiter": True})
@@ -311,6 +386,8 @@ def make_app(hall: Hall) -> web.Application:
         body = await _json(request)
         if verb == "ack":
             event = _int(body, "event")
+            if not any(a["id"] == event for a in st.alerts):  # this board's own alert
+                raise web.HTTPNotFound(text="board %d has no alert %d to acknowledge" % (no, event))
             hall.store.ack(no, event)  # on disk before the answer
             st.ack(event)
             hall.notify(no, st.view(), None)
@@ -326,9 +403,7 @@ def make_app(hall: Hall) -> web.Application:
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True, "move": text})
         if verb == "players":
-            fields: dict[str, str] = {
-                k: str(body[k]) for k in ("first", "second", "game", "spec") if k in body
-            }
+            fields = _players(body, st)
             if fields.get("game", st.board.game) not in ("xiangqi", "go", "chess"):
                 raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
             if fields.get("game", st.board.game) != st.board.game and st.played:
@@ -351,21 +426,33 @@ def make_app(hall: Hall) -> web.Application:
         except LinkError as e:
             hall.store.action_done(aid, "no clock: %s" % e)
             raise web.HTTPServiceUnavailable(text=str(e)) from None
+        except ValueError as e:  # input the link refuses before it is sent
+            hall.store.action_done(aid, "refused: %s" % e)
+            raise web.HTTPBadRequest(text="%s: %s" % (verb, e)) from None
+        except Exception as e:  # never an action left pending
+            hall.store.action_done(aid, "error: %s" % e)
+            raise
         hall.store.action_done(aid, "ok")
         if verb == "config":
             _configured(hall, st, str(body.get("spec", "")))
         return web.json_response({"ok": True, "action": aid})
 
     async def ws(request: web.Request) -> web.WebSocketResponse:
-        sock = web.WebSocketResponse(heartbeat=20)
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)
         await sock.prepare(request)
         hall.sockets.add(sock)
+        viewer = Viewer(sock)
         hello = {"type": "hello", "boards": hall.views(), "arbiter": hall.is_arbiter(request)}
-        await sock.send_str(json.dumps(hello))
-        async for msg in sock:  # nothing is taken from a page's socket: acting is POST
-            if msg.type == WSMsgType.ERROR:
-                break
-        hall.sockets.discard(sock)
+        viewer.offer("", validate.dumps(hello))  # first; then each board's newest
+        hall.viewers.add(viewer)
+        try:
+            async for msg in sock:  # nothing is taken from a page's socket: acting is POST
+                if msg.type == WSMsgType.ERROR:
+                    break
+        finally:
+            hall.viewers.discard(viewer)
+            hall.sockets.discard(sock)
+            viewer.stop()
         return sock
 
     app.router.add_get("/", page("index.html"))
@@ -458,5 +545,15 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return await handler(request)
     except web.HTTPException as e:
         if e.status >= 400 and request.path.startswith("/api/"):
-            return web.json_response({"error": e.text or e.reason}, status=e.status)
+            return web.json_response(
+                {"error": e.text or e.reason},
+                status=e.status,
+                headers={k: v for k, v in e.headers.items() if k == "Retry-After"},
+            )
         raise
+    except validate.Invalid as e:
+        if request.path.startswith("/api/"):
+            return web.json_response({"error": str(e)}, status=400)
+        raise web.HTTPBadRequest(text=str(e)) from None
+    except StoreError as e:  # the record cannot be written (a full disk): nothing was done
+        return web.json_response({"error": "the record cannot be written: %s" % e}, status=503)

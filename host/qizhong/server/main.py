@@ -14,7 +14,7 @@ import sys
 from qizhong.clocks.driver import GAMES, PICO_USB
 from qizhong.server import sims
 from qizhong.server.app import Hall, make_app
-from qizhong.server.store import Store
+from qizhong.server.store import Store, StoreError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -88,7 +88,13 @@ async def _serve(args: argparse.Namespace) -> int:
     if not password:
         print("qizhong serve: the arbiter's password is empty", file=sys.stderr)
         return 2
-    store = Store(args.db)
+    try:
+        store = Store(args.db)  # first: a second server on this file starts nothing
+    except StoreError as e:
+        print("qizhong serve: %s" % e, file=sys.stderr)
+        return 1
+    # A file-size limit (ulimit -f) makes a write fail (a StoreError, an alert), not the server.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     hall = Hall(store, password, args.tournament)
     ports = list(args.port)
     started: list[sims.SimClock] = []

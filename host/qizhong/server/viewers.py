@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The pages' WebSockets: every viewer gets the news, none can make the server hoard it.
+
+Each viewer has one sender task and at most one message waiting per board
+(``Viewer.offer``): a newer state of a board replaces the older one not yet
+sent, so a slow or idle page costs at most one state per board, never a
+queue that grows with every change. A send that does not finish within
+``SEND_S`` (a page that stopped reading) closes that viewer; its page
+reconnects and gets a fresh ``hello``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from aiohttp import web
+
+SEND_S = 10.0
+
+
+class Viewer:
+    """One page's socket and what waits to be sent to it."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        self.ws = ws
+        self.waiting: dict[str, str] = {}  # board key -> its newest message not yet sent
+        self.wake = asyncio.Event()
+        self.dropped = False
+        self.task = asyncio.ensure_future(self._run())
+
+    def offer(self, key: str, msg: str) -> None:
+        """Queue ``msg`` for this page, replacing the board's older one."""
+        if self.dropped:
+            return
+        self.waiting.pop(key, None)  # re-inserted at the end: boards go out in order of change
+        self.waiting[key] = msg
+        self.wake.set()
+
+    async def _run(self) -> None:
+        while not self.ws.closed:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.waiting and not self.ws.closed:
+                key = next(iter(self.waiting))
+                msg = self.waiting.pop(key)
+                try:
+                    await asyncio.wait_for(self.ws.send_str(msg), SEND_S)
+                except asyncio.TimeoutError:
+                    await self.drop()
+                    return
+                except (ConnectionError, RuntimeError):
+                    await self.drop()
+                    return
+
+    async def drop(self) -> None:
+        """Close a page that does not read: it reconnects for a fresh hello."""
+        self.dropped = True
+        self.waiting.clear()
+        transport = self.ws._req.transport if self.ws._req is not None else None
+        if transport is not None:
+            transport.abort()  # not a close handshake: the page is not reading
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(), 1.0)
+
+    def stop(self) -> None:
+        self.task.cancel()
