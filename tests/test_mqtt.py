@@ -355,3 +355,45 @@ def test_idle_viewers_cost_one_state_per_board_not_every_state(tmp_path, broker)
             s.close()
         anon.close()
         a.stop()
+
+
+def test_the_hall_page_renders_and_links_only_what_the_schema_lets_through(tmp_path, broker):
+    """#21 items 2, 4, 5 in real chromium: a retained state with a
+    ``javascript:`` link, a malformed one and one with NaN; the page still
+    shows the local board's knock alert, and every card links over http."""
+    from browser import chromium
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from qizhong.sim import headless
+
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    browser = None
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        a.post("/api/boards/1/start", {"side": 0})
+        headless.request(headless.address(a.sim(1).world, None), "tilt")
+        a.wait(ws, lambda m: any(x["kind"] == "knock" for x in m["board"]["alerts"]))
+        anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
+        evil = "javascript:fetch('/api/boards/1/penalty',{method:'POST'})"
+        anon.pub("b-1/state", fake_state("b", "b-1", url=evil), retain=True)
+        anon.pub("b-2/state", {"server": "b", "no": 2, "clock_id": "b-2"}, retain=True)
+        anon.pub("b-3/state", fake_state("b", "b-3", no=3, t=float("nan")), retain=True)
+        a.wait(ws, lambda m: m["board"]["clock_id"] == "b-1")
+        browser = chromium()
+        browser.get(a.url + "/")
+        WebDriverWait(browser, 20, poll_frequency=0.05).until(
+            lambda _: "knocked over" in browser.find_element(By.ID, "alerts").text
+        )
+        hrefs = [el.get_attribute("href") for el in browser.find_elements(By.CSS_SELECTOR, "a")]
+        assert hrefs and all(h.startswith(("http://", "https://")) for h in hrefs), hrefs
+        assert "http://127.0.0.1:9/board/1" in hrefs  # board b-1: its server's own address
+        assert not browser.find_elements(By.ID, "board-b-2")  # malformed: not shown
+        assert not browser.find_elements(By.ID, "board-b-3")  # NaN: not shown
+    finally:
+        if browser is not None:
+            browser.quit()
+        anon.close()
+        a.stop()
