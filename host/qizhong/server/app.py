@@ -105,7 +105,9 @@ class Hall:
             fn(no, view, event)
         if self.loop is not None and not self.loop.is_closed():
             msg = validate.dumps({"type": "board", "board": view, "event": event})
-            self.loop.call_soon_threadsafe(self._send_all, str(view["key"]), msg)
+            # A state replaces the board's older one not yet sent; an event is never dropped.
+            key = str(view["key"]) if event is None else "event-%s" % event.get("id")
+            self.loop.call_soon_threadsafe(self._send_all, key, msg)
 
     def remote_board(self, view: dict[str, Any]) -> None:
         """Another server's board, as the broker brought it (read-only here),
@@ -408,8 +410,9 @@ def make_app(hall: Hall) -> web.Application:
                 raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
             if fields.get("game", st.board.game) != st.board.game and st.played:
                 raise web.HTTPConflict(text="moves of this game are kept: a new game first")
-            hall.store.add_action(no, verb, dict(fields), "arbiter")
+            aid = hall.store.add_action(no, verb, dict(fields), "arbiter")
             hall.store.set_board(no, **fields)
+            hall.store.action_done(aid, "ok")
             st.board = next(b for b in hall.store.boards() if b.no == no)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})

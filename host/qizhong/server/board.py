@@ -221,7 +221,10 @@ class Worker(threading.Thread):
                 except LinkError as e:
                     self._lost(str(e))
                 except StoreError as e:
-                    self._unsaved(str(e))
+                    try:
+                        self._unsaved(str(e))
+                    except LinkError as lost:
+                        self._lost(str(lost))
             except Exception as e:  # never a silent end: an alert, the board lost, retried
                 self._crashed(e)
                 next_try = time.monotonic() + self.RETRY_S
@@ -277,7 +280,7 @@ class Worker(threading.Thread):
         self.st.link_text = "the record cannot be written: %s" % why[:150]
         if first:
             self._memory_alert("store")
-        self._notify()
+        self._status()  # the times from the clock at once (and the page told): the board is live
 
     def _resave(self) -> None:
         """Try the file again with what the clock still keeps since the last kept event."""

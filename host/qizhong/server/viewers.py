@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The pages' WebSockets: every viewer gets the news, none can make the server hoard it.
 
-Each viewer has one sender task and at most one message waiting per board
+Each viewer has one sender task and at most one state waiting per board
 (``Viewer.offer``): a newer state of a board replaces the older one not yet
 sent, so a slow or idle page costs at most one state per board, never a
-queue that grows with every change. A send that does not finish within
+queue that grows with every change (a clock's event is never merged away;
+past ``MAX_WAITING`` messages the page is dropped). A send that does not finish within
 ``SEND_S`` (a page that stopped reading) closes that viewer; its page
 reconnects and gets a fresh ``hello``.
 """
@@ -17,6 +18,7 @@ import contextlib
 from aiohttp import web
 
 SEND_S = 10.0
+MAX_WAITING = 5000  # messages waiting for one page (the clocks' events are never merged)
 
 
 class Viewer:
@@ -35,6 +37,9 @@ class Viewer:
             return
         self.waiting.pop(key, None)  # re-inserted at the end: boards go out in order of change
         self.waiting[key] = msg
+        if len(self.waiting) > MAX_WAITING:  # events piling up for a page that does not read
+            asyncio.ensure_future(self.drop())
+            return
         self.wake.set()
 
     async def _run(self) -> None:
