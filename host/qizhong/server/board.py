@@ -252,8 +252,8 @@ class Worker(threading.Thread):
         self._memory_alert("worker")
         try:
             self._host_event("lost")
-        except Exception:
-            self._notify()
+        except Exception:  # a listener that failed once may fail again: the alert is kept
+            pass
 
     def _memory_alert(self, kind: str) -> None:
         """An alert of the server's own (HOST_ALERTS), not in the file."""
