@@ -154,3 +154,7 @@ def test_logins_are_rate_limited_per_address(server):
         server, "POST", "/api/login", {"password": PASSWORD}, source="127.0.0.2", password=""
     )
     assert status == 200 and body == {"arbiter": True}
+    # A script's password (Authorization: Bearer) is counted the same way.
+    codes = [call(server, "POST", "/api/boards/1/pause", {}, source="127.0.0.3",
+                  password="guess%d" % i)[0] for i in range(8)]  # fmt: skip
+    assert codes[:5] == [401] * 5 and set(codes[5:]) == {429}, codes

@@ -174,8 +174,12 @@ class Hall:
 
     def is_arbiter(self, request: web.Request) -> bool:
         auth = request.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):
-            return hmac.compare_digest(auth[7:].encode(), self.password.encode())
+        if auth.startswith("Bearer "):  # a script's password: rate-limited as the login is
+            self.logins.check(request.remote or "?")
+            ok = hmac.compare_digest(auth[7:].encode(), self.password.encode())
+            if not ok:
+                self.logins.failed(request.remote or "?")
+            return ok
         cookie = request.cookies.get(COOKIE, "")
         return any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions)
 
@@ -444,7 +448,7 @@ def make_app(hall: Hall) -> web.Application:
         sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)
         await sock.prepare(request)
         hall.sockets.add(sock)
-        viewer = Viewer(sock)
+        viewer = Viewer(sock, request.transport)
         hello = {"type": "hello", "boards": hall.views(), "arbiter": hall.is_arbiter(request)}
         viewer.offer("", validate.dumps(hello))  # first; then each board's newest
         hall.viewers.add(viewer)

@@ -24,8 +24,9 @@ MAX_WAITING = 5000  # messages waiting for one page (the clocks' events are neve
 class Viewer:
     """One page's socket and what waits to be sent to it."""
 
-    def __init__(self, ws: web.WebSocketResponse) -> None:
+    def __init__(self, ws: web.WebSocketResponse, transport: asyncio.BaseTransport | None) -> None:
         self.ws = ws
+        self.transport = transport
         self.waiting: dict[str, str] = {}  # board key -> its newest message not yet sent
         self.wake = asyncio.Event()
         self.dropped = False
@@ -38,14 +39,17 @@ class Viewer:
         self.waiting.pop(key, None)  # re-inserted at the end: boards go out in order of change
         self.waiting[key] = msg
         if len(self.waiting) > MAX_WAITING:  # events piling up for a page that does not read
-            asyncio.ensure_future(self.drop())
-            return
+            self.dropped = True
+            self.waiting.clear()  # the sender closes the page
         self.wake.set()
 
     async def _run(self) -> None:
         while not self.ws.closed:
             await self.wake.wait()
             self.wake.clear()
+            if self.dropped:
+                await self.drop()
+                return
             while self.waiting and not self.ws.closed:
                 key = next(iter(self.waiting))
                 msg = self.waiting.pop(key)
@@ -62,9 +66,8 @@ class Viewer:
         """Close a page that does not read: it reconnects for a fresh hello."""
         self.dropped = True
         self.waiting.clear()
-        transport = self.ws._req.transport if self.ws._req is not None else None
-        if transport is not None:
-            transport.abort()  # not a close handshake: the page is not reading
+        if isinstance(self.transport, asyncio.WriteTransport):
+            self.transport.abort()  # not a close handshake: the page is not reading
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(), 1.0)
 
