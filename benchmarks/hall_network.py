@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 import websocket  # noqa: E402
-from hall import broker, pct  # noqa: E402
+from hall import broker, cpu_s, pct  # noqa: E402
 from hallserver import Server  # noqa: E402
 
 from qizhong.sim import headless  # noqa: E402
@@ -173,6 +173,8 @@ def main() -> int:
             def phase(title: str) -> None:
                 nonlocal k
                 first = k + 1
+                cpu0 = [cpu_s(s.proc.pid) for s in servers]
+                w0 = time.monotonic()
                 for _ in range(args.presses):
                     k += 1
                     lever = "left" if k % 2 else "right"
@@ -186,6 +188,10 @@ def main() -> int:
                 while time.monotonic() < deadline and any(w not in got for w in want):
                     time.sleep(0.1)
                 ms = [1000 * (got[w] - sent[w[:2]]) for w in want if w in got]
+                wall = time.monotonic() - w0
+                cpu = [
+                    100 * (cpu_s(s.proc.pid) - c) / wall for s, c in zip(servers, cpu0, strict=True)
+                ]
                 down = sum(1 for s in servers for b in s.get("/api/boards") if b["link"] != "up")
                 lost = sum(1 for s in servers for e in s.get("/api/events") if e["name"] == "lost")
                 print(title, flush=True)
@@ -197,6 +203,8 @@ def main() -> int:
                     "  peak server memory: a %.0f MB, b %.0f MB"
                     % tuple(peak_kb(s.proc.pid) / 1024 for s in servers)
                 )
+                print("  server CPU: a %.0f%%, b %.0f%% of one core; load average %s"
+                      % (cpu[0], cpu[1], open("/proc/loadavg").read().split()[0]))  # fmt: skip
                 print("  boards lost: %d not up, %d lost events kept" % (down, lost), flush=True)
 
             print(
