@@ -32,6 +32,7 @@ import queue
 import random
 import select
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
@@ -143,8 +144,9 @@ class Bridge:
             self.client.publish("%s/server/%s" % (self.root, self.name), "", QOS, retain=True)
         )
         if self.connected.is_set():
+            deadline = time.monotonic() + 5.0  # all of them, not 2 s each
             for info in infos:
-                info.wait_for_publish(2.0)
+                info.wait_for_publish(max(0.0, deadline - time.monotonic()))
         self.client.disconnect()
         self._closing.set()
         self._wake(None, None, None)
