@@ -433,7 +433,9 @@ def check_pins_configured():
     assert amp.mode == machine.Pin.OUT and amp.value() == 0, "amplifier starts shut down"
     pwm = machine.PWMS[pins.BUZZER]
     assert pwm.freq() == pico.BEEP_HZ and pwm.duty_u16() == 0
-    assert pins.VSYS_SENSE_ADC in machine.ADCS
+    assert pins.BAT_SENSE_ADC in machine.ADCS
+    res = machine.PINS[pins.OLED_RES]
+    assert res.mode == machine.Pin.OUT and res.value() == 1, "panels out of reset"
     for bus, sda, scl in ((0, pins.I2C0_SDA, pins.I2C0_SCL), (1, pins.I2C1_SDA, pins.I2C1_SCL)):
         i2c = machine.I2CS[bus]
         assert (i2c.sda.id, i2c.scl.id) == (sda, scl), bus
@@ -723,22 +725,23 @@ def check_beep():
     b = make()
     pwm = machine.PWMS[pins.BUZZER]
     b.beep(True, 0)
-    assert pwm.duty_u16() == 32768 and pwm.freq() == 2700
+    assert pwm.duty_u16() == 32768 and pwm.freq() == 4000  # PS1240's rated frequency
     b.beep(False, 2000)
     assert pwm.duty_u16() == 0
 
 
 def check_battery_hysteresis():
     b = make()
-    adc = machine.ADCS[pins.VSYS_SENSE_ADC]
+    adc = machine.ADCS[pins.BAT_SENSE_ADC]
     seen = []
-    for mv in (5000, 3600, 3300, 3600, 3690, 3800, 3600, 3450):
-        adc.value = pico.vsys_raw(mv)
+    # the cell's volts: low below 3850 mV, clear again above 4000 mV
+    for mv in (4200, 3900, 3800, 3900, 3990, 4050, 3900, 3700):
+        adc.value = pico.battery_raw(mv)
         b._battery()
         seen.append(b.low_battery)
-        assert abs(b.vsys_mv - mv) <= 2, (b.vsys_mv, mv)
+        assert abs(b.battery_mv - mv) <= 2, (b.battery_mv, mv)
     assert seen == [False, False, True, True, True, False, False, True], seen
-    adc.value = pico.vsys_raw(3000)
+    adc.value = pico.battery_raw(3000)
     at(b, 0)
     b._poll(pico.BATTERY_MS)  # sampled by the loop's poll too
     assert b.low_battery
