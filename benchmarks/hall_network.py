@@ -149,12 +149,14 @@ def main() -> int:
                 ws.settimeout(1)
                 while not done.is_set():
                     try:
-                        m = json.loads(ws.recv())
+                        raw = ws.recv()
                     except websocket.WebSocketTimeoutException:
                         continue
                     except Exception:
                         return
-                    ev = m.get("event")
+                    if '"event": null' in raw:
+                        continue  # a state: no need to parse it (this process's CPU is the page's)
+                    ev = json.loads(raw).get("event")
                     if ev and ev["name"] == "press":
                         cid = ids[(s.name, ev["board"])]
                         with lock:

@@ -445,7 +445,9 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response({"ok": True, "action": aid})
 
     async def ws(request: web.Request) -> web.WebSocketResponse:
-        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)
+        # No per-message deflate: with hundreds of pages, compressing every state
+        # for each page costs the server more than the hall's network saves.
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
         hall.sockets.add(sock)
         viewer = Viewer(sock, request.transport)
