@@ -133,6 +133,8 @@ def test_bad_values_answer_json_400_and_nothing_stays_pending(server):
         assert status == 400 and answer["error"], (path, body, status)
     status, answer, _ = call(server, "GET", "/api/events?after=abc")
     assert status == 400 and "after" in answer["error"]
+    for path in ("/api/boards/" + "9" * 5000, "/api/boards/" + "9" * 5000 + "/events"):
+        assert call(server, "GET", path)[0] == 400
     # 14: a spec that is not the clock's control (xq-rapid: 15m+10s)
     status, answer, _ = call(server, "POST", "/api/boards/1/players", {"spec": "300+5"})
     assert status == 409 and "config" in answer["error"]

@@ -302,7 +302,7 @@ def make_app(hall: Hall) -> web.Application:
         )
 
     def state_of(request: web.Request) -> BoardState:
-        no = int(request.match_info["no"])
+        no = validate.query_int(request.match_info["no"], "board")
         if no not in hall.states:
             raise web.HTTPNotFound(text="no board %d" % no)
         return hall.states[no]
@@ -323,7 +323,11 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response(view)
 
     async def events(request: web.Request) -> web.Response:
-        no = int(request.match_info["no"]) if "no" in request.match_info else None
+        no = (
+            validate.query_int(request.match_info["no"], "board")
+            if "no" in request.match_info
+            else None
+        )
         after = validate.query_int(request.query.get("after", "0"), "after")
         from qizhong.server.board import _event_json
 
@@ -400,7 +404,10 @@ def make_app(hall: Hall) -> web.Application:
             return web.json_response({"ok": True})
         if verb == "move":  # checked by the rules engine, kept, then shown
             try:
-                text = records.check_move(st, str(body.get("text", "")))
+                text = str(body.get("text", ""))
+                if len(text) > validate.MAX_TEXT:
+                    raise ValueError("a move is at most %d characters" % validate.MAX_TEXT)
+                text = records.check_move(st, text)
             except ValueError as e:
                 raise web.HTTPBadRequest(text="move: %s" % e) from None
             aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
