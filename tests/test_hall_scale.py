@@ -9,11 +9,14 @@ import resource
 import threading
 
 import pytest
+import test_mqtt
 
 from qizhong.clocks.driver import Clock
 from qizhong.server import sims
 from qizhong.server.board import Worker
 from qizhong.server.store import Store
+
+broker = test_mqtt.broker  # the fixture: a real mosquitto on a loopback port
 
 
 @pytest.fixture
@@ -85,3 +88,59 @@ def test_a_board_whose_thread_fails_is_lost_with_an_alert_and_comes_back(clock, 
         w.stop()
         w.join(10)
         store.close()
+
+
+SITE = """
+import os
+with open("/proc/self/cmdline", "rb") as f:
+    serve = b"\\0serve\\0" in f.read()  # the server only, not its simulated clocks
+if serve and os.environ.get("QIZHONG_TEST_LOW_FDS"):  # 3..1100 taken: new ones are above
+    base = os.open(os.devnull, os.O_RDONLY)
+    for fd in range(3, 1101):
+        if fd != base:
+            try:
+                os.fstat(fd)
+            except OSError:
+                os.dup2(base, fd, inheritable=False)
+"""
+
+
+def test_a_server_whose_descriptors_are_all_above_1024(tmp_path, broker, monkeypatch):
+    """The whole server (clocks' links, the MQTT bridge) with every descriptor
+    it opens numbered above 1100, as with a few hundred clocks and viewers."""
+    import paho.mqtt.client as mqtt
+    from hallserver import Server
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SITE)
+    monkeypatch.setenv("PYTHONPATH", "%s:%s" % (site, os.environ.get("PYTHONPATH", "")))
+    monkeypatch.setenv("QIZHONG_TEST_LOW_FDS", "1")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 4096:  # the server inherits it: room above 1100
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
+    got = threading.Event()
+    host, port = broker.split(":")
+    sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    sub.on_message = lambda c, u, m: b'"press"' in m.payload and got.set()
+    sub.connect(host, int(port))
+    sub.subscribe("qizhong/hall/+/event", 1)
+    sub.loop_start()
+    s = Server(str(tmp_path / "hall.sqlite"), 2, ("--mqtt", broker), name="fd")
+    try:
+        opened = {
+            int(fd): os.readlink("/proc/%d/fd/%s" % (s.proc.pid, fd))
+            for fd in os.listdir("/proc/%d/fd" % s.proc.pid)
+        }
+        real = {fd: what for fd, what in opened.items() if fd > 2 and what != os.devnull}
+        assert real and min(real) > 1100, real  # ptys, lock files, sockets, the database
+        ws = s.socket()
+        s.boards_up(ws)
+        s.post("/api/boards/2/start", {"side": 0})
+        sims.press(s.sim(2), "left")
+        s.wait(ws, lambda m: (m.get("event") or {}).get("name") == "press")
+        assert got.wait(20)  # and through the bridge
+    finally:
+        s.stop()
+        sub.loop_stop()
+        sub.disconnect()
