@@ -128,6 +128,7 @@ def test_bad_values_answer_json_400_and_nothing_stays_pending(server):
         ("/api/boards/1/penalty", {"side": 0, "ms": 10**30}),
         ("/api/boards/1/players", {"first": "Li\n1-0"}),
         ("/api/boards/1/players", {"spec": "banana"}),  # 14: unreadable
+        ("/api/boards/1/request", {"text": "7 penalty 0 1000 ☃"}),  # not a frame's bytes
     ):
         status, answer, _ = call(server, "POST", path, body)
         assert status == 400 and answer["error"], (path, body, status)

@@ -379,6 +379,8 @@ def make_app(hall: Hall) -> web.Application:
         try:
             ok, answer = await asyncio.wrap_future(worker.call(lambda c: c.link.request_text(text)))
         except ValueError as e:
+            if aid:
+                hall.store.action_done(aid, "refused: %s" % e)
             raise web.HTTPBadRequest(text=str(e)) from None
         except LinkError as e:
             if aid:
