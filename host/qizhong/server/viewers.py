@@ -30,6 +30,7 @@ class Viewer:
         self.waiting: dict[str, str] = {}  # board key -> its newest message not yet sent
         self.wake = asyncio.Event()
         self.dropped = False
+        self.stuck = False
         self.task = asyncio.ensure_future(self._run())
 
     def offer(self, key: str, msg: str) -> None:
@@ -50,17 +51,29 @@ class Viewer:
             if self.dropped:
                 await self.drop()
                 return
+            loop = asyncio.get_running_loop()
             while self.waiting and not self.ws.closed:
                 key = next(iter(self.waiting))
                 msg = self.waiting.pop(key)
+                # A timer, not wait_for: no task per message for hundreds of pages.
+                timer = loop.call_later(SEND_S, self._stuck)
                 try:
-                    await asyncio.wait_for(self.ws.send_str(msg), SEND_S)
-                except asyncio.TimeoutError:
+                    await self.ws.send_str(msg)
+                except asyncio.CancelledError:
+                    if not self.stuck:
+                        raise  # stop(): the page closed
                     await self.drop()
                     return
                 except (ConnectionError, RuntimeError):
                     await self.drop()
                     return
+                finally:
+                    timer.cancel()
+
+    def _stuck(self) -> None:
+        """A send that did not finish within SEND_S: the page is not reading."""
+        self.stuck = True
+        self.task.cancel()
 
     async def drop(self) -> None:
         """Close a page that does not read: it reconnects for a fresh hello."""
