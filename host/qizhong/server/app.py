@@ -40,6 +40,7 @@ from qizhong.server.viewers import Viewer
 WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
 COOKIE = "qizhong_arbiter"
 MAX_REMOTE = 2000  # other servers' boards shown here
+BOARDS_S = 0.25  # /api/boards is made again at most this often
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -55,6 +56,7 @@ class Hall:
         self.workers: list[Worker] = []
         self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
         self.viewers: set[Viewer] = set()
+        self.boards_made: dict[bool, tuple[float, bytes]] = {}  # /api/boards, as last made
         self.sessions: set[str] = set()
         self.logins = Logins()
         self._tasks: set[asyncio.Future[None]] = set()
@@ -101,6 +103,8 @@ class Hall:
     # -- news to the pages (from the workers' threads) ---------------------------------------
 
     def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
+        if event is not None:
+            self.boards_made.clear()
         for fn in self.listeners:
             fn(no, view, event)
         if self.loop is not None and not self.loop.is_closed():
@@ -294,12 +298,19 @@ def make_app(hall: Hall) -> web.Application:
 
         return h
 
+    made = hall.boards_made
+
     async def boards(request: web.Request) -> web.Response:
-        if request.query.get("all"):
-            return web.json_response(hall.views(), dumps=validate.dumps)
-        return web.json_response(
-            [s.view() for _, s in sorted(hall.states.items())], dumps=validate.dumps
-        )
+        """Every board's state: made again at most every ``BOARDS_S`` between
+        changes (a flood of requests costs one JSON text per interval, not
+        one each); a clock's event or an arbiter's action makes it anew."""
+        everyone = bool(request.query.get("all"))
+        now = asyncio.get_running_loop().time()
+        hit = made.get(everyone)
+        if hit is None or now - hit[0] >= BOARDS_S:
+            views = hall.views() if everyone else [s.view() for _, s in sorted(hall.states.items())]
+            hit = made[everyone] = (now, validate.dumps(views).encode())
+        return web.Response(body=hit[1], content_type="application/json")
 
     def state_of(request: web.Request) -> BoardState:
         no = validate.query_int(request.match_info["no"], "board")
@@ -391,6 +402,12 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response({"ok": ok, "text": answer})
 
     async def act(request: web.Request) -> web.Response:
+        try:
+            return await _act(request)
+        finally:
+            hall.boards_made.clear()  # what the action changed shows at once
+
+    async def _act(request: web.Request) -> web.Response:
         if not hall.is_arbiter(request):
             raise web.HTTPUnauthorized(text="arbiter's login needed")
         st = state_of(request)
