@@ -58,6 +58,7 @@ class Bridge:
     """One server's link to the broker."""
 
     MAX_SERVERS = 64
+    CHANGES_PER_S = 20  # tagged changes from the broker, all clocks together (more: busy)
     MAX_REMOTE = 2000  # other servers' boards shown here
 
     def __init__(self, hall: Hall, broker: str, name: str, url: str = "") -> None:
@@ -72,6 +73,7 @@ class Bridge:
         self.last_drop = ""
         self.servers: dict[str, str] = {}  # other servers' announced page addresses
         self._waiting: dict[str, Any] = {}  # states whose server has not announced itself
+        self._changes = Bucket(self.CHANGES_PER_S, self.CHANGES_PER_S)  # each is 2 commits
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id="qizhong-%s-%d" % (name, os.getpid()),
@@ -263,11 +265,16 @@ class Bridge:
         if not worker.relay_room():
             reply(False, "busy too many requests from the broker: try again")
             return
-        try:
-            aid = self.hall.store.add_action(no, "relay", {"text": text}, "mqtt")
-        except Exception as e:  # the record cannot be written: nothing is sent
-            reply(False, "record cannot be written: %s" % e)
-            return
+        aid = 0
+        if validate.is_change(text):  # a query changes nothing: not recorded, as over HTTP
+            if not self._changes.take():
+                reply(False, "busy too many changes from the broker: try again")
+                return
+            try:
+                aid = self.hall.store.add_action(no, "relay", {"text": text}, "mqtt")
+            except Exception as e:  # the record cannot be written: nothing is sent
+                reply(False, "record cannot be written: %s" % e)
+                return
         fut = worker.call(lambda c: c.link.request_text(text), relay=True)
 
         def done(f: Any) -> None:
@@ -278,7 +285,8 @@ class Bridge:
                 ok, answer = False, "link %s" % e
                 outcome = "no clock: %s" % e
             try:
-                self.hall.store.action_done(aid, outcome)
+                if aid:
+                    self.hall.store.action_done(aid, outcome)
             except Exception:
                 pass  # the action stays pending in the file; the reply still goes
             reply(ok, answer)
@@ -293,6 +301,27 @@ class Bridge:
         if event is not None:
             self.client.publish(topic + "/event", validate.dumps(event), QOS)
         self.published += 1
+
+
+class Bucket:
+    """A token bucket: ``take`` is true at most ``rate`` times a second on
+    average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.at = time.monotonic()
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+            self.at = now
+            if self.tokens < 1:
+                return False
+            self.tokens -= 1
+            return True
 
 
 class RemoteClock:

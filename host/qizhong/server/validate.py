@@ -194,6 +194,12 @@ def player(name: Any, field: str = "name") -> str:
     return _str(name.strip(), field)
 
 
+def is_change(text: str) -> bool:
+    """Whether a request text (already checked by ``command``) changes the clock."""
+    req = proto.Request().parse(text)
+    return not core_auth.is_open(req.verb, req.args)
+
+
 def query_int(value: str, name: str) -> int:
     """A non-negative integer from a query string (``?after=``)."""
     if not value.isascii() or not value.isdigit() or len(value) > 15:
