@@ -84,6 +84,8 @@ class Bridge:
         self.client.on_socket_register_write = self._wake
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self._closing = threading.Event()
+        self._out: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
+        self._queued = self._done = 0  # messages handed to _send, and published
         self._thread = threading.Thread(target=self._run, name="mqtt", daemon=True)
         hall.listeners.append(self.on_board)
 
@@ -120,6 +122,7 @@ class Bridge:
                     os.read(self._wake_r, 4096)
                 except BlockingIOError:
                     pass
+            self._publish_queued()
             rc = mqtt.MQTT_ERR_SUCCESS
             if ready.get(fd, 0) & (select.POLLIN | select.POLLERR | select.POLLHUP):
                 rc = c.loop_read()
@@ -135,28 +138,26 @@ class Bridge:
 
     def stop(self) -> None:
         """A clean stop: every board of ours ``down`` (retained, so no server
-        shows its time ticking), then this server's address cleared."""
-        infos = []
+        shows its time ticking), then this server's address cleared; all
+        written to the broker (within 5 s) before the goodbye."""
         for st in list(self.hall.states.values()):
             view = dict(st.view(), link="down", link_text="its server stopped")
             view.update(server=self.name, url=self.url)
             topic = "%s/%s/state" % (self.root, st.board.clock_id)
-            infos.append(self.client.publish(topic, validate.dumps(view), QOS, retain=True))
-        infos.append(
-            self.client.publish("%s/server/%s" % (self.root, self.name), "", QOS, retain=True)
-        )
-        if self.connected.is_set():
-            deadline = time.monotonic() + 5.0  # all of them, not 2 s each
-            for info in infos:
-                info.wait_for_publish(max(0.0, deadline - time.monotonic()))
-        self.client.disconnect()
+            self._send(topic, validate.dumps(view), retain=True)
+        self._send("%s/server/%s" % (self.root, self.name), "", retain=True)
+        deadline = time.monotonic() + 5.0
+        while self.connected.is_set() and time.monotonic() < deadline:
+            if self._done == self._queued and not self.client.want_write():
+                break
+            self._closing.wait(0.01)  # the network thread writes them
+        self.client.disconnect()  # queued too: the network thread writes it
+        while self.client.socket() is not None and time.monotonic() < deadline:
+            self._closing.wait(0.01)
         self._closing.set()
         self._wake(None, None, None)
         if self._thread.is_alive():
             self._thread.join(5.0)
-        c = self.client
-        if c.socket() is not None:  # the loop ended before the goodbye went out
-            c.loop_write()
         os.close(self._wake_r)
         os.close(self._wake_w)
 
@@ -249,7 +250,7 @@ class Bridge:
 
         def reply(ok: bool, answer: str) -> None:
             body = {"rid": rid, "ok": ok, "text": answer, "server": self.name}
-            self.client.publish(topic, json.dumps(body), QOS)
+            self._send(topic, json.dumps(body))
 
         try:
             text = validate.command(cmd)
@@ -297,10 +298,27 @@ class Bridge:
         """A board of ours changed (called on its worker's thread)."""
         view = dict(view, server=self.name, url=self.url)
         topic = "%s/%s" % (self.root, view["clock_id"])
-        self.client.publish(topic + "/state", validate.dumps(view), QOS, retain=True)
+        self._send(topic + "/state", validate.dumps(view), retain=True)
         if event is not None:
-            self.client.publish(topic + "/event", validate.dumps(event), QOS)
+            self._send(topic + "/event", validate.dumps(event))
         self.published += 1
+
+    def _send(self, topic: str, payload: str, retain: bool = False) -> None:
+        """Publish from any thread without waiting: paho's own locks are held
+        by its thread while it handles what arrives (a flood, say), so a
+        clock's thread only queues here; the network thread publishes."""
+        self._queued += 1
+        self._out.put((topic, payload, retain))
+        self._wake(None, None, None)
+
+    def _publish_queued(self) -> None:
+        while True:
+            try:
+                topic, payload, retain = self._out.get_nowait()
+            except queue.Empty:
+                return
+            self.client.publish(topic, payload, QOS, retain=retain)
+            self._done += 1
 
 
 class Bucket:
