@@ -142,6 +142,7 @@ def main() -> int:
                 s = servers[i % 2]
                 idle.append(websocket.create_connection(s.url.replace("http", "ws", 1) + "/ws"))
             got: dict[tuple[str, int, int], float] = {}  # (clock id, press no., page) -> s
+            kept: dict[tuple[str, int], float] = {}  # (clock id, press no.) -> wall s in the file
             count: dict[tuple[str, int], int] = {}
             lock = threading.Lock()
             done = threading.Event()
@@ -164,6 +165,7 @@ def main() -> int:
                         with lock:
                             k = count[(cid, page)] = count.get((cid, page), 0) + 1
                             got[(cid, k, page)] = time.monotonic()
+                            kept[(cid, k)] = ev["host_ms"] / 1000  # the server's wall clock
                 ws.close()
 
             pages = [(servers[i % 2], i) for i in range(args.active)]
@@ -172,6 +174,7 @@ def main() -> int:
                 r.start()
             clocks = [(s, s.sim(no), ids[(s.name, no)]) for s in servers for no in range(1, n + 1)]
             sent: dict[tuple[str, int], float] = {}
+            sent_wall: dict[tuple[str, int], float] = {}
             k = 0
 
             def phase(title: str) -> None:
@@ -184,6 +187,7 @@ def main() -> int:
                     lever = "left" if k % 2 else "right"
                     for _s, sim, cid in clocks:
                         sent[(cid, k)] = time.monotonic()
+                        sent_wall[(cid, k)] = time.time()
                         headless.request(headless.address(sim.world, None), "press %s 30" % lever)
                         time.sleep(args.gap / 1000)
                 want = [(cid, j, p) for (cid, j) in sent if j >= first for (srv, p) in pages
@@ -192,6 +196,9 @@ def main() -> int:
                 while time.monotonic() < deadline and any(w not in got for w in want):
                     time.sleep(0.1)
                 ms = [1000 * (got[w] - sent[w[:2]]) for w in want if w in got]
+                to_file = [
+                    1000 * (kept[p] - sent_wall[p]) for p in sent if p[1] >= first and p in kept
+                ]
                 wall = time.monotonic() - w0
                 cpu = [
                     100 * (cpu_s(s.proc.pid) - c) / wall for s, c in zip(servers, cpu0, strict=True)
@@ -206,6 +213,10 @@ def main() -> int:
                 print(
                     "  peak server memory: a %.0f MB, b %.0f MB"
                     % tuple(peak_kb(s.proc.pid) / 1024 for s in servers)
+                )
+                print(
+                    "    of which press -> kept in the server's file (the clock, its link,"
+                    " the commit): p50 %.1f ms, p99 %.1f ms" % (pct(to_file, 50), pct(to_file, 99))
                 )
                 print("  server CPU: a %.0f%%, b %.0f%% of one core; load average %s"
                       % (cpu[0], cpu[1], open("/proc/loadavg").read().split()[0]))  # fmt: skip

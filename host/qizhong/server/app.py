@@ -155,7 +155,7 @@ class Hall:
     def _publish_remote(self, view: dict[str, Any]) -> None:
         if self.loop is not None and not self.loop.is_closed():
             msg = validate.dumps({"type": "board", "board": view, "event": None})
-            self.loop.call_soon_threadsafe(self._send_all, str(view["key"]), msg)
+            self.loop.call_soon_threadsafe(self._send_all, str(view["key"]), msg, False)
 
     def views(self) -> list[dict[str, Any]]:
         """Every board of the hall: this server's, then the others' (MQTT)."""
@@ -163,10 +163,10 @@ class Hall:
         with self._remote_lock:
             return mine + [v for _, v in sorted(self.remote.items())]
 
-    def _send_all(self, key: str, msg: str) -> None:
+    def _send_all(self, key: str, msg: str, first: bool = True) -> None:
         """To every page: at most one waiting message per board each (viewers.py)."""
         for v in list(self.viewers):
-            v.offer(key, msg)
+            v.offer(key, msg, first)
 
     def stop(self) -> None:
         for w in self.workers:

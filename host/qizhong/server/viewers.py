@@ -5,9 +5,11 @@ Each viewer has one sender task and at most one state waiting per board
 (``Viewer.offer``): a newer state of a board replaces the older one not yet
 sent, so a slow or idle page costs at most one state per board, never a
 queue that grows with every change (a clock's event is never merged away;
-past ``MAX_WAITING`` messages the page is dropped). A send that does not finish within
-``SEND_S`` (a page that stopped reading) closes that viewer; its page
-reconnects and gets a fresh ``hello``.
+past ``MAX_WAITING`` messages the page is dropped). This server's own
+boards go out before other servers' (which come from the broker, and may be
+a flood). A send that does not finish within ``SEND_S`` (a page that
+stopped reading) closes that viewer; its page reconnects and gets a fresh
+``hello``.
 """
 
 from __future__ import annotations
@@ -28,20 +30,25 @@ class Viewer:
         self.ws = ws
         self.transport = transport
         self.waiting: dict[str, str] = {}  # board key -> its newest message not yet sent
+        self.first: dict[str, str] = {}  # the same for this server's own boards: sent first
         self.wake = asyncio.Event()
         self.dropped = False
         self.stuck = False
         self.task = asyncio.ensure_future(self._run())
 
-    def offer(self, key: str, msg: str) -> None:
-        """Queue ``msg`` for this page, replacing the board's older one."""
+    def offer(self, key: str, msg: str, first: bool = True) -> None:
+        """Queue ``msg`` for this page, replacing the board's older one.
+        ``first``: this server's own board (its clock's events, the hello),
+        sent before any other server's (which the broker may flood)."""
         if self.dropped:
             return
-        self.waiting.pop(key, None)  # re-inserted at the end: boards go out in order of change
-        self.waiting[key] = msg
-        if len(self.waiting) > MAX_WAITING:  # events piling up for a page that does not read
+        queue = self.first if first else self.waiting
+        queue.pop(key, None)  # re-inserted at the end: boards go out in order of change
+        queue[key] = msg
+        if len(queue) > MAX_WAITING:  # events piling up for a page that does not read
             self.dropped = True
             self.waiting.clear()  # the sender closes the page
+            self.first.clear()
         self.wake.set()
 
     async def _run(self) -> None:
@@ -52,9 +59,9 @@ class Viewer:
                 await self.drop()
                 return
             loop = asyncio.get_running_loop()
-            while self.waiting and not self.ws.closed:
-                key = next(iter(self.waiting))
-                msg = self.waiting.pop(key)
+            while (self.first or self.waiting) and not self.ws.closed:
+                queue = self.first or self.waiting
+                msg = queue.pop(next(iter(queue)))
                 # A timer, not wait_for: no task per message for hundreds of pages.
                 timer = loop.call_later(SEND_S, self._stuck)
                 try:
@@ -79,6 +86,7 @@ class Viewer:
         """Close a page that does not read: it reconnects for a fresh hello."""
         self.dropped = True
         self.waiting.clear()
+        self.first.clear()
         if isinstance(self.transport, asyncio.WriteTransport):
             self.transport.abort()  # not a close handshake: the page is not reading
         with contextlib.suppress(Exception):
