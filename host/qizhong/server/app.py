@@ -41,6 +41,8 @@ WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 COOKIE = "qizhong_arbiter"
 MAX_REMOTE = 2000  # other servers' boards shown here
 BOARDS_S = 0.25  # /api/boards is made again at most this often
+REMOTE_S = 0.5  # other servers' boards go to the pages this often ...
+REMOTE_BATCH = 100  # ... at most this many at a time (200 a second)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -63,6 +65,8 @@ class Hall:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
         self._remote_lock = threading.Lock()  # paho's thread writes, the loop reads
+        self._dirty: dict[str, str] = {}  # other servers' boards not yet sent to the pages
+        self._flushing = False
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self._restore()
 
@@ -155,7 +159,25 @@ class Hall:
     def _publish_remote(self, view: dict[str, Any]) -> None:
         if self.loop is not None and not self.loop.is_closed():
             msg = validate.dumps({"type": "board", "board": view, "event": None})
-            self.loop.call_soon_threadsafe(self._send_all, str(view["key"]), msg, False)
+            self.loop.call_soon_threadsafe(self._remote_changed, str(view["key"]), msg)
+
+    def _remote_changed(self, key: str, msg: str) -> None:
+        """Other servers' boards reach the pages in batches (``REMOTE_S``, at
+        most ``REMOTE_BATCH`` boards each, the newest state of each): what
+        the broker brings, a flood included, is bounded before the pages."""
+        self._dirty.pop(key, None)
+        self._dirty[key] = msg
+        if not self._flushing and self.loop is not None:
+            self._flushing = True
+            self.loop.call_later(REMOTE_S, self._flush_remote)
+
+    def _flush_remote(self) -> None:
+        for _ in range(min(REMOTE_BATCH, len(self._dirty))):
+            key = next(iter(self._dirty))
+            self._send_all(key, self._dirty.pop(key), False)
+        self._flushing = bool(self._dirty) and self.loop is not None and not self.loop.is_closed()
+        if self._flushing and self.loop is not None:
+            self.loop.call_later(REMOTE_S, self._flush_remote)
 
     def views(self) -> list[dict[str, Any]]:
         """Every board of the hall: this server's, then the others' (MQTT)."""
