@@ -58,8 +58,10 @@ Voice
     ``machine.I2S`` in non-blocking mode: ``irq(callback)`` is set, so
     ``write`` returns at once and the callback runs in scheduler context
     when the DMA IRQ has copied the chunk into the I2S ring (``ibuf``). The
-    callback reads the next ``CHUNK`` of the cue's .pcm from flash into one
-    preallocated buffer and writes it. ``say`` only queues the cue id (a ring
+    callback reads the next ``CHUNK // 4`` bytes of the cue's IMA ADPCM from
+    the language's cue bank (one file, kept open: ``seek`` and ``readinto``
+    allocate nothing), decodes them into one preallocated buffer
+    (``qizhong.adpcm``, plain Python) and writes it. ``say`` only queues the cue id (a ring
     with one writer on each side) and, when nothing plays, schedules a kick.
     Every other change to the voice state happens in scheduler context, where
     callbacks run to completion, so nothing needs locking. After a cue comes
@@ -123,8 +125,8 @@ import micropython
 from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
 from micropython import const
 
+from qizhong import adpcm, voice
 from qizhong import app as A
-from qizhong import voice
 from qizhong.lever import Lever
 from qizhong.monotonic import Monotonic
 
@@ -250,6 +252,8 @@ class Board:
         self._mono = Monotonic(self._tick, ticks_diff)
         self._ref_ms = 0
         self._ref_raw = self._read
+        self._given = 0  # the last ``now`` given out
+        self._hidden_t = 0  # see ``_hidden``
         self._flag = Wake()  # set by every interrupt that has news for the loop
         self._sleep = select.poll()  # the loop sleeps here: the flag, or bytes from the host
         self._sleep.register(self._flag, select.POLLIN)
@@ -341,12 +345,17 @@ class Board:
             ibuf=IBUF,
         )
         self._abuf = bytearray(CHUNK)
-        self._amv = memoryview(self._abuf)
+        self._ibuf = bytearray(CHUNK // 4)  # IMA ADPCM: 4 bits a sample
+        self._dec = adpcm.Decoder()
         self._zeros = bytearray(CHUNK)
+        self._bank = None  # the language's cue bank (voice.BANK), open
+        self._slots = [0] * (2 * voice.SLOTS)  # offset, length per slot
+        self._lang_want = voice.LANGS[voice.lang]  # type: str | None
+        self._swap_cb = self._swap
+        self._left = 0  # ADPCM bytes of the playing cue not read yet
         self._cues = [0] * CUES
         self._qw = 0  # written by say (the loop)
         self._qr = 0  # written by the pump (scheduler)
-        self._file = None
         self._pad = False
         self._playing = False
         self._amp_raw = self._read
@@ -356,6 +365,7 @@ class Board:
         self._kick_cb = self._kick
         self._amp_off_cb = self._amp_off
         self._i2s.irq(self._i2s_done)
+        self._swap(0)  # the bank of the language in use
 
         # Battery.
         self._adc = ADC(pins.BAT_SENSE_ADC)
@@ -383,7 +393,27 @@ class Board:
         ms = self._mono.now()
         self._ref_ms = ms
         self._ref_raw = self._read
+        # #26: a lever edge the bounce window hides may yet be a press at its
+        # own instant: time waits there until it settles, never going back.
+        if self._hidden() and self._hidden_t < ms:
+            ms = self._hidden_t if self._hidden_t > self._given else self._given
+        self._given = ms
         return ms
+
+    def _hidden(self):
+        """True if a lever edge its bounce window hid is still on the pin (it
+        becomes an edge once the window has passed); ``_hidden_t`` is then
+        the earliest such instant, in the loop's ms."""
+        found = False
+        for i in (0, 1):
+            if 1 - self._levers[i].value() != self._down[i]:
+                hid = self._hid[i]
+                if ticks_diff(hid, self._last[i]) > 0:
+                    t = self._ref_ms + ticks_diff(hid, self._ref_raw)
+                    if not found or t < self._hidden_t:
+                        self._hidden_t = t
+                    found = True
+        return found
 
     def wait(self, deadline):
         """Sleep until ``deadline`` (-1: IDLE_MS), a lever edge, a key or tilt
@@ -401,7 +431,7 @@ class Board:
         while True:
             self._flag.state = 0  # cleared before looking: an edge from here on wakes the poll
             self._poll(now)
-            if self._n or self._r != self._w:
+            if (self._n or self._r != self._w) and not self._hidden():  # #26: held till settled
                 break
             got = self._serial.pump(self._app) if self._app is not None else 0
             if got > 0:
@@ -444,6 +474,7 @@ class Board:
         state = disable_irq()
         self._mono.rebase(d)
         self._ref_ms -= d
+        self._given -= d
         enable_irq(state)
         for j in range(_TILT + 1):
             if self._since[j] >= 0:
@@ -492,6 +523,16 @@ class Board:
         if nw == self._r:  # the loop is far behind: this edge is lost, the state follows the pin
             self.lost += 1
             return
+        # In stamp order: an edge the bounce window hid (settled by the loop,
+        # the IRQ off) is accepted after later ones of the other lever (#26).
+        while w != self._r:
+            j = (w - 1) % RING
+            if ticks_diff(self._et[j], raw) <= 0:
+                break
+            self._ek[w] = self._ek[j]
+            self._el[w] = self._el[j]
+            self._et[w] = self._et[j]
+            w = j
         self._ek[w] = A.IN_LEVER_DOWN if down else A.IN_LEVER_UP
         self._el[w] = i
         self._et[w] = raw
@@ -502,9 +543,11 @@ class Board:
 
     def pop_input(self):
         r = self._r
+        held = self._hidden()  # nothing after a hidden lever edge until it settles (#26)
         if r != self._w:
             d = ticks_diff(self._et[r], self._ref_raw)
-            if d <= 0:  # stamped at or before the loop's reading
+            # stamped at or before the loop's reading (and the hidden edge)
+            if d <= 0 and not (held and self._ref_ms + d > self._hidden_t):
                 t = self._ref_ms + d
                 if self._n and self._t[self._head] < t:
                     return self._pop_polled()
@@ -513,7 +556,7 @@ class Board:
                 kind = self._ek[r]
                 self._r = (r + 1) % RING
                 return kind
-        if self._n:
+        if self._n and not (held and self._t[self._head] > self._hidden_t):
             return self._pop_polled()
         return 0
 
@@ -647,7 +690,35 @@ class Board:
         except RuntimeError:  # the schedule queue is full: the next poll or cue retries
             pass
 
+    def set_voice(self, lang):
+        """Speak ``lang`` (``voice.LANGS``) from the next cue on: its bank is
+        opened in scheduler context, between cues."""
+        self._lang_want = lang
+        self._schedule(self._swap_cb)
+
     # Scheduler context from here on: each call runs to completion.
+
+    def _swap(self, _):
+        lang = self._lang_want
+        if lang is None or self._left:
+            return  # a cue plays: the next _open_next swaps
+        self._lang_want = None
+        if self._bank is not None:
+            self._bank.close()
+            self._bank = None
+        try:
+            f = open(self._voice_dir + "/" + lang + "/" + voice.BANK, "rb")
+        except OSError:  # no bank: every cue is missing
+            return
+        head = f.read(voice.BANK_HEAD + 4 * len(self._slots))
+        n = voice.SLOTS
+        if head[:4] != voice.MAGIC or head[4] | head[5] << 8 != n:
+            f.close()
+            return
+        for i in range(2 * n):
+            j = voice.BANK_HEAD + 4 * i
+            self._slots[i] = head[j] | head[j + 1] << 8 | head[j + 2] << 16 | head[j + 3] << 24
+        self._bank = f
 
     def _kick(self, _):
         if not self._playing:
@@ -662,10 +733,10 @@ class Board:
         self._amp_off_due = False
 
     def _pump(self):
+        buf = self._abuf
         try:
             while True:
-                f = self._file
-                if f is None:
+                if not self._left:
                     if self._pad:
                         self._pad = False
                         self._i2s.write(self._zeros)
@@ -676,32 +747,42 @@ class Board:
                         self._amp_off_due = True
                         return
                     continue
-                n = f.readinto(self._abuf)
-                if n and self._gain < 256:
-                    scale(self._abuf, n, self._gain)
-                if n:
-                    self._i2s.write(self._abuf if n == CHUNK else self._amv[:n])
-                    return
-                f.close()
-                self._file = None
-                self._pad = True
+                n = self._bank.readinto(self._ibuf)  # type: ignore[union-attr]  # _left: open
+                if n > self._left:
+                    n = self._left  # the next cue's bytes follow in the bank
+                if not n:  # the bank ends early: drop the rest
+                    self._left = 0
+                    self._pad = True
+                    continue
+                self._left -= n
+                m = self._dec.decode_into(self._ibuf, n, buf)
+                for i in range(m, CHUNK):  # a cue's last chunk: silence after it
+                    buf[i] = 0
+                if self._gain < 256:
+                    scale(buf, m, self._gain)
+                self._i2s.write(buf)
+                if not self._left:
+                    self._pad = True
+                return
         except Exception:  # never raise into the loop: drop the cue, go quiet
-            if self._file is not None:
-                self._file.close()
-            self._file = None
+            self._left = 0
             self._pad = False
             self._playing = False
             self._amp_off_due = True
 
     def _open_next(self):
+        if self._lang_want is not None:
+            self._swap(0)
         while self._qr != self._qw:
             cue = self._cues[self._qr]
             self._qr = (self._qr + 1) % CUES
-            try:
-                self._file = open(self._voice_dir + "/" + voice.cue_asset(cue) + ".pcm", "rb")
-            except OSError:  # no sample for this cue (e.g. more than 10 periods left)
-                self.cues_missing += 1
+            i = voice.cue_slot(cue)
+            if self._bank is None or i < 0 or not self._slots[2 * i + 1]:
+                self.cues_missing += 1  # no sample (e.g. more than 10 periods left)
                 continue
+            self._bank.seek(self._slots[2 * i])
+            self._left = self._slots[2 * i + 1]
+            self._dec.reset()
             if not self._playing:
                 self._playing = True
                 self._amp_off_due = False

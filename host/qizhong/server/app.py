@@ -17,6 +17,7 @@ when the clock reports it, after it too is on disk.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import os
 import secrets
@@ -31,9 +32,11 @@ from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
-from qizhong.server import records, validate
+from qizhong.server import rounds, validate
 from qizhong.server.board import BoardState, Worker
+from qizhong.server.feed import Feed
 from qizhong.server.logins import Logins
+from qizhong.server.password import Password
 from qizhong.server.store import Store, StoreError
 from qizhong.server.viewers import Viewer
 
@@ -50,9 +53,9 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class Hall:
     """The server's state: the store, one worker per port, the open WebSockets."""
 
-    def __init__(self, store: Store, password: str, tournament: str = "hall") -> None:
+    def __init__(self, store: Store, password: str | Password, tournament: str = "hall") -> None:
         self.store = store
-        self.password = password
+        self.password = password if isinstance(password, Password) else Password(password)
         self.tournament = tournament
         self.states: dict[int, BoardState] = {}
         self.workers: list[Worker] = []
@@ -68,11 +71,19 @@ class Hall:
         self._dirty: dict[str, str] = {}  # other servers' boards not yet sent to the pages
         self._flushing = False
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
+        self.acked: set[int] = set()
+        self.kept_logins = store.logins()
         self._restore()
+        self.feed = Feed(store, self.states)  # the records, built as moves arrive
+        self.listeners.append(self.feed.on_change)
+        from qizhong.server.session import Sessions
+
+        self.games = Sessions(self)
+        self.problems = self.games.restore()  # every board's game again, from the store
 
     def _restore(self) -> None:
         """Every board's state again from the store (after a restart)."""
-        acked = self.store.acked()
+        acked = self.acked = self.store.acked()
         for b in self.store.boards():
             self.states[b.no] = BoardState(b, link="connecting")
         moves: dict[int, list[tuple[int, int, str]]] = {}
@@ -94,6 +105,9 @@ class Hall:
 
     def add_port(self, port: str, game: str = "xiangqi", spec: str = "") -> Worker:
         w = Worker(port, self.store, self.notify, game, spec, self.states)
+        w.on_event = self.games.on_event
+        w.after_events = self.games.after_events
+        w.on_connect = self.games.connected
         self.workers.append(w)
         w.start()
         return w
@@ -109,7 +123,7 @@ class Hall:
     def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
         if event is not None:
             self.boards_made.clear()
-        for fn in self.listeners:
+        for fn in list(self.listeners):
             fn(no, view, event)
         if self.loop is not None and not self.loop.is_closed():
             msg = validate.dumps({"type": "board", "board": view, "event": event})
@@ -195,6 +209,7 @@ class Hall:
             w.stop()
         for w in self.workers:
             w.join(timeout=5)
+        self.feed.stop()
 
     # -- the arbiter ------------------------------------------------------------------------
 
@@ -202,12 +217,17 @@ class Hall:
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):  # a script's password: rate-limited as the login is
             self.logins.check(request.remote or "?")
-            ok = hmac.compare_digest(auth[7:].encode(), self.password.encode())
+            ok = self.password.check(auth[7:])
             if not ok:
                 self.logins.failed(request.remote or "?")
             return ok
         cookie = request.cookies.get(COOKIE, "")
-        return any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions)
+        if any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions):
+            return True
+        if cookie and _digest(cookie) in self.kept_logins:  # a login from before a restart
+            self.sessions.add(cookie)
+            return True
+        return False
 
 
 def _int(body: dict[str, Any], key: str) -> int:
@@ -306,6 +326,7 @@ def make_app(hall: Hall) -> web.Application:
 
     async def on_startup(app: web.Application) -> None:
         hall.loop = asyncio.get_running_loop()
+        hall.feed.warm()
 
     async def on_shutdown(app: web.Application) -> None:
         for ws in list(hall.sockets):
@@ -313,6 +334,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
+    rounds.add_routes(app, hall)  # before /api/boards/N/{verb}: it has .../score
 
     def page(name: str) -> Handler:
         async def h(request: web.Request) -> web.StreamResponse:
@@ -344,8 +366,9 @@ def make_app(hall: Hall) -> web.Application:
         st = state_of(request)
         view = st.view()
         view["presses"] = st.presses
-        view["position"] = records.position(st)
+        view["position"] = await hall.feed.position(st)
         view["played_moves"] = st.played
+        view["session"] = hall.games.view(st.board.no)
         view["record"] = (
             "/boards/%d.pgn" % st.board.no
             if st.board.game in ("xiangqi", "chess")
@@ -376,18 +399,23 @@ def make_app(hall: Hall) -> web.Application:
         body = await _json(request)
         hall.logins.check(request.remote or "?")  # 429 while this address must wait
         given = str(body.get("password", ""))
-        if not hmac.compare_digest(given.encode(), hall.password.encode()):
+        if not hall.password.check(given):
             hall.logins.failed(request.remote or "?")
             raise web.HTTPForbidden(text="wrong password")
         hall.logins.passed(request.remote or "?")
         token = secrets.token_urlsafe(32)
         hall.sessions.add(token)
+        hall.store.add_login(_digest(token))  # kept (hashed) for after a restart
         resp = web.json_response({"arbiter": True})
         resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
         return resp
 
     async def logout(request: web.Request) -> web.Response:
-        hall.sessions.discard(request.cookies.get(COOKIE, ""))
+        token = request.cookies.get(COOKIE, "")
+        hall.sessions.discard(token)
+        if token:
+            hall.kept_logins.discard(_digest(token))
+            hall.store.drop_login(_digest(token))
         resp = web.json_response({"arbiter": False})
         resp.del_cookie(COOKIE, path="/")
         return resp
@@ -440,22 +468,22 @@ def make_app(hall: Hall) -> web.Application:
             if not any(a["id"] == event for a in st.alerts):  # this board's own alert
                 raise web.HTTPNotFound(text="board %d has no alert %d to acknowledge" % (no, event))
             hall.store.ack(no, event)  # on disk before the answer
+            hall.acked.add(event)
             st.ack(event)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})
-        if verb == "move":  # checked by the rules engine, kept, then shown
-            try:
-                text = str(body.get("text", ""))
-                if len(text) > validate.MAX_TEXT:
-                    raise ValueError("a move is at most %d characters" % validate.MAX_TEXT)
-                text = records.check_move(st, text)
-            except ValueError as e:
-                raise web.HTTPBadRequest(text="move: %s" % e) from None
-            aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
-            hall.store.action_done(aid, "ok")
-            st.played.append(text)
-            hall.notify(no, st.view(), None)
-            return web.json_response({"ok": True, "move": text})
+        if verb == "move":  # the board's session takes it (checked by its rules engine)
+            text = str(body.get("text", ""))
+            if len(text) > validate.MAX_TEXT:
+                raise web.HTTPBadRequest(text="move: at most %d characters" % validate.MAX_TEXT)
+            words = text.split()
+            if not words or len(words) > 2 or words[0].lower() in _COMMAND_WORDS or "?" in text:
+                raise web.HTTPBadRequest(text="move: %r is not a move" % text[:40])
+            got = await _session(hall, no, text, _key(request, body))
+            if not got["ok"]:
+                raise web.HTTPBadRequest(text="move: %s" % _why(got["lines"]))
+            moves = hall.games.view(no).get("moves") or [{"text": text}]
+            return web.json_response({"ok": True, "move": moves[-1]["text"], "lines": got["lines"]})
         if verb == "players":
             fields = _players(body, st)
             if fields.get("game", st.board.game) not in ("xiangqi", "go", "chess"):
@@ -471,7 +499,26 @@ def make_app(hall: Hall) -> web.Application:
         if verb not in CLOCK_ACTIONS:
             raise web.HTTPNotFound(text="no action %r" % verb)
         call = action(verb, body, st.board.game)
+        view = hall.games.view(no)
+        if verb == "finish" and view.get("active") and not view.get("over"):
+            # the board's game ends in its session (the record's result and why), then the clock
+            r = body.get("result")
+            if r is not None:
+                line = "draw" if r in (2, "draw") else "win %d" % _side({"side": r}, st.board.game)
+                aid = hall.store.add_action(no, verb, body, "arbiter")
+                got = await _session(hall, no, line, _key(request, body))
+                hall.store.action_done(
+                    aid, "ok" if got["ok"] else "refused: %s" % _why(got["lines"])
+                )
+                if not got["ok"]:
+                    raise web.HTTPConflict(text=_why(got["lines"]))
+                return web.json_response({"ok": True, "action": aid, "lines": got["lines"]})
         worker = hall.worker(no)
+        key = _key(request, body)
+        if key:  # a retry (the answer lost, the server restarted): applied once
+            kept = hall.store.answer(key)
+            if kept is not None:
+                return web.json_response(dict(kept[1], repeated=True))
         aid = hall.store.add_action(no, verb, body, "arbiter")  # kept before it is sent
         try:
             await asyncio.wrap_future(worker.call(call))
@@ -490,7 +537,78 @@ def make_app(hall: Hall) -> web.Application:
         hall.store.action_done(aid, "ok")
         if verb == "config":
             _configured(hall, st, str(body.get("spec", "")))
-        return web.json_response({"ok": True, "action": aid})
+        if verb in ("config", "new"):  # the new game's session takes the clock as it is now
+            try:
+                await asyncio.wrap_future(worker.call(lambda c: _fresh(hall, no)))
+            except (LinkError, ValueError) as e:
+                hall.problems.append("board %d: no session for the new game: %s" % (no, e))
+        answer: dict[str, object] = {"ok": True, "action": aid}
+        if key:
+            hall.store.put_answer(key, no, answer)
+        return web.json_response(answer)
+
+    async def session_line(request: web.Request) -> web.Response:
+        """A typed line for the board's session, as at ``qizhong arbiter``."""
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        st = state_of(request)
+        body = await _json(request)
+        from qizhong.server.session import SessionError, check_line
+
+        try:
+            line = check_line(body.get("line", ""))
+        except SessionError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+        got = await _session(hall, st.board.no, line, _key(request, body))
+        return web.json_response(dict(got, session=hall.games.view(st.board.no)))
+
+    async def session_new(request: web.Request) -> web.Response:
+        """A new session on the board: the console's options; ``configure``:
+        it sets the clock up (between games), else it takes the game as it is."""
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        st = state_of(request)
+        no = st.board.no
+        body = await _json(request)
+        opts = body.get("options", {})
+        if not isinstance(opts, dict):
+            raise web.HTTPBadRequest(text="options: a JSON object")
+        from qizhong.arbiter.session import ArbiterError
+        from qizhong.server.session import SessionError
+
+        worker = hall.worker(no)
+        configure = bool(body.get("configure", False))
+        key = _key(request, body)
+        if key and hall.store.answer(key) is not None:  # made already: the same session
+            return web.json_response({"ok": True, "repeated": True, "session": hall.games.view(no)})
+        try:
+            await asyncio.wrap_future(worker.call(lambda c: hall.games.create(no, opts, configure)))
+        except (ArbiterError, SessionError) as e:
+            raise web.HTTPConflict(text=str(e)) from None
+        except LinkError as e:
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        if key:
+            hall.store.put_answer(key, no, {"ok": True})
+        return web.json_response({"ok": True, "session": hall.games.view(no)})
+
+    async def session_record(request: web.Request) -> web.Response:
+        """The session's own record (its rulings as comments, the result and why)."""
+        st = state_of(request)
+        no = st.board.no
+        if not hall.games.view(no).get("active"):
+            raise web.HTTPNotFound(text="board %d has no session" % no)
+        try:
+            text, suffix = await asyncio.wrap_future(
+                hall.worker(no).call(lambda c: hall.games.record(no))
+            )
+        except LinkError as e:
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        kind = "application/x-go-sgf" if suffix == ".sgf" else "application/x-chess-pgn"
+        return web.Response(text=text, content_type=kind, charset="utf-8")
+
+    async def session_view(request: web.Request) -> web.Response:
+        st = state_of(request)
+        return web.json_response(hall.games.view(st.board.no))
 
     async def ws(request: web.Request) -> web.WebSocketResponse:
         # No per-message deflate: with hundreds of pages, compressing every state
@@ -524,6 +642,10 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_post("/api/login", login)
     app.router.add_post("/api/logout", logout)
     app.router.add_post("/api/boards/{no:\\d+}/request", relay)
+    app.router.add_get("/api/boards/{no:\\d+}/session", session_view)
+    app.router.add_get("/api/boards/{no:\\d+}/session/record", session_record)
+    app.router.add_post("/api/boards/{no:\\d+}/session", session_line)
+    app.router.add_post("/api/boards/{no:\\d+}/session/new", session_new)
     app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)
     app.router.add_get("/ws", ws)
 
@@ -533,13 +655,9 @@ def make_app(hall: Hall) -> web.Application:
         want = request.query.get("game", "")
         if want not in ("", "xiangqi", "chess"):
             raise web.HTTPBadRequest(text="game: xiangqi or chess")
-        games = [
-            records.pgn(s)
-            for _, s in sorted(hall.states.items())
-            if s.board.game in ((want,) if want else ("xiangqi", "chess"))
-        ]
+        data = await hall.feed.live((want,) if want else ("xiangqi", "chess"))
         return web.Response(
-            text="\n".join(games),
+            body=data,
             content_type="application/x-chess-pgn",
             charset="utf-8",
             headers={"Cache-Control": "no-cache"},
@@ -550,7 +668,9 @@ def make_app(hall: Hall) -> web.Application:
         if st.board.game not in ("xiangqi", "chess"):
             raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
         return web.Response(
-            text=records.pgn(st), content_type="application/x-chess-pgn", charset="utf-8"
+            body=await hall.feed.record(st),
+            content_type="application/x-chess-pgn",
+            charset="utf-8",
         )
 
     async def board_sgf(request: web.Request) -> web.Response:
@@ -558,7 +678,7 @@ def make_app(hall: Hall) -> web.Application:
         if st.board.game != "go":
             raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
         return web.Response(
-            body=records.sgf(st), content_type="application/x-go-sgf", charset="utf-8"
+            body=await hall.feed.record(st), content_type="application/x-go-sgf", charset="utf-8"
         )
 
     app.router.add_get("/live.pgn", live_pgn)
@@ -582,6 +702,49 @@ def _configured(hall: Hall, st: BoardState, spec: str) -> None:
     hall.store.set_board(st.board.no, **fields)
     st.board = next(b for b in hall.store.boards() if b.no == st.board.no)
     hall.notify(st.board.no, st.view(), None)
+
+
+_COMMAND_WORDS = ("help", "start", "pause", "resume", "foul", "penalty", "knock", "draw", "win",
+                  "undo", "moves", "status", "save", "quit", "resign", "nomove", "claim",
+                  "offer", "accept", "decline", "phone", "confirm", "overrule", "unrule", "dead",
+                  "score", "count", "agree", "illegal", "adjust", "quickplay", "board")  # fmt: skip
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _key(request: web.Request, body: dict[str, Any]) -> str:
+    """An action's idempotency key (header ``Idempotency-Key``, or ``key``)."""
+    key = request.headers.get("Idempotency-Key", "") or body.get("key", "")
+    if not isinstance(key, str) or len(key) > 100:
+        raise web.HTTPBadRequest(text="key: a text of at most 100 characters")
+    return key
+
+
+def _why(lines: list[str]) -> str:
+    bad = [x[1:].strip() for x in lines if x.startswith("?")]
+    return "; ".join(bad) or "refused"
+
+
+async def _session(hall: Hall, no: int, line: str, key: str) -> dict[str, Any]:
+    """``line`` on board ``no``'s session, on its worker's thread."""
+    from qizhong.arbiter.journal import JournalError
+
+    worker = hall.worker(no)
+    try:
+        return await asyncio.wrap_future(worker.call(lambda c: hall.games.handle(no, line, key)))
+    except LinkError as e:
+        raise web.HTTPServiceUnavailable(text=str(e)) from None
+    except (JournalError, CommandError) as e:
+        raise web.HTTPConflict(text=str(e)) from None
+
+
+def _fresh(hall: Hall, no: int) -> None:
+    """After a new time control or game on the clock: the board's new session."""
+    w = hall.worker(no)
+    w.pull()  # its config event ends the last game's session
+    hall.games.create(no, {}, configure=False)
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

@@ -32,7 +32,7 @@ URL = re.compile(r"^https?://[A-Za-z0-9.\[\]:-]{1,100}(/[A-Za-z0-9._~/-]{0,100})
 GAMES = ("xiangqi", "go", "chess")
 LINKS = ("up", "lost", "connecting", "busy", "down")
 STATES = ("idle", "running", "paused", "knocked", "flagged", "finished")
-ALERT_KINDS = ("knock", "flag", "held", "lost", "store", "worker")
+ALERT_KINDS = ("knock", "flag", "held", "lost", "store", "worker", "nomove", "foul", "proposal")
 
 
 class Invalid(ValueError):
@@ -142,6 +142,7 @@ def remote_view(view: Any, clock_id: str, url: str) -> dict[str, Any]:
         "game_no": count(view.get("game_no", 1), "game_no"),
         "events": _int(view.get("events", 0), "events", 0),
         "alerts": [_alert(a) for a in alerts],
+        "session_rev": count(view.get("session_rev", 0), "session_rev"),
     }
     out["key"] = "%s-%d" % (server, out["no"])
     return out
@@ -156,13 +157,17 @@ def _bool(v: Any, name: str) -> bool:
 def _alert(a: Any) -> dict[str, Any]:
     if not isinstance(a, dict):
         raise Invalid("alerts: objects")
-    return {
-        "id": _int(a.get("id"), "alert id", 0),
+    out = {
+        "id": _int(a.get("id"), "alert id"),
         "kind": _word(a.get("kind"), "alert kind", ALERT_KINDS),
         "side": _int(a.get("side"), "alert side", -1, 1),
         "t": _int(a.get("t", 0), "alert t"),
         "host_ms": _int(a.get("host_ms", 0), "alert host_ms"),
     }
+    for k in ("text", "rule"):  # a session's alert (server/session.py) says what and why
+        if k in a:
+            out[k] = _str(a[k], "alert " + k)
+    return out
 
 
 def command(cmd: Any) -> str:
