@@ -7,8 +7,10 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
 
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
                   frame | quit | cut N
-  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX T [TEXT...]
-                  | volume T V
+                  | sync | power
+  board -> host   hello sim 1 | idle T D N | wake T D N | sync N | beep T 0|1
+                  | cue T ID | fb I HEX T [TEXT...] | volume T V
+                  | power WAKES SLEPT_MS FRAMES BUS_BYTES FLASH
 
 ``fb`` carries a display's pixels, then each text the firmware drew on it
 since its last fill, as ``X,Y,HEX`` (the UTF-8 text in hex): the terminal
@@ -16,8 +18,13 @@ clock prints the status line, the setup menu and the pairing code as text.
 
 In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
 ``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
-deadline, -1 for none) once everything due by T has happened. In real time
-the board reads ticks_ms and the host's lines arrive when they arrive.
+deadline, -1 for none; N: the requests the firmware has taken from the
+serial link) once everything due by T has happened. Bytes from the host wake
+the loop, as USB bytes wake the Pico's: it steps and answers ``wake T D N``
+with the deadline the request left (#20). ``sync`` is answered at once with
+``sync N``, without waking the loop: the host then knows which ``wake`` to
+wait for. In real time the board reads ticks_ms, the host's lines arrive when
+they arrive, and the loop sleeps until the deadline, a world line or host bytes.
 
 Flash (#8, docs/journal.md): QIZHONG_FLASH=path is a littlefs image
 (boards/flashfile.py, created blank and formatted if missing) mounted at
@@ -40,6 +47,10 @@ from qizhong.lever import DOWN, UP, Lever
 from qizhong.monotonic import Monotonic
 
 INPUTS = 16  # input ring: edges stamped before the loop takes them
+BOARDS = ("oled", "battery")  # QIZHONG_BOARD: the OLED board (default) or the battery board (#22)
+BATTERY_MS = 60000  # the battery board reads its cells this often (a wake of its own)
+OLED_FRAME = 2 + 1024  # bytes on the bus for one OLED frame (address, 0x40, pixels)
+SEGMENT_FRAME = 2 + 20  # one PCF85176 frame: address, command, 40 x 4 bits of display RAM
 T_MAX = (1 << 62) - 1  # a world line's T
 STAMP_MAX_AGE_MS = 10000  # real time: an edge older than this is stamped when read
 _TICKS_MASK = 0x3FFFFFFF  # real time: T is the sender's CLOCK_MONOTONIC ms modulo 2**30
@@ -66,6 +77,17 @@ class Board:
 
     def __init__(self):
         self.virtual = (os.getenv("QIZHONG_TIME") or "virtual") == "virtual"
+        self.variant = os.getenv("QIZHONG_BOARD") or "oled"
+        if self.variant not in BOARDS:
+            raise ValueError("QIZHONG_BOARD is oled or battery, not %s" % self.variant[:16])
+        # #22, docs/power.md: what the energy model charges. Every wake of the
+        # loop and the sleep before it, frames that changed (as the Pico's show
+        # sends only those) and their bytes on the bus.
+        self.wakes = 0
+        self.slept_ms = 0
+        self.frames_sent = 0
+        self.bus_bytes = 0
+        self._battery_at = 0  # battery board: its next cell reading
         self.board_id = os.getenv("QIZHONG_ID") or "sim"
         # The simulated crystal runs this many ppm fast (+) or slow (-).
         self.skew_ppm = int(os.getenv("QIZHONG_SKEW_PPM") or "0")
@@ -78,6 +100,8 @@ class Board:
         self.live_display = disp == "live" or (not self.virtual and disp != "0")
         self.stopped = False
         self.fb_buf = (bytearray(1024), bytearray(1024))
+        self._sent = (bytearray(1024), bytearray(1024))
+        self._sent_ok = [False, False]
         self.fb = tuple(Frame(b) for b in self.fb_buf)
         self.levers = (Lever(), Lever())
         self._kind = [0] * INPUTS
@@ -98,6 +122,9 @@ class Board:
         self._base = 0  # board ms + _base = the host's ms (App.rebase moves the origin)
         self._want_frame = False
         self._app = None
+        self._wake = asyncio.Event()  # a world line or host bytes: the loop runs a pass
+        self._reader = None  # the task reading world lines
+        self._owed = 1  # virtual time: idle lines owed to the host (one after hello)
         self._serial = Serial()
         port = int(os.getenv("QIZHONG_WORLD") or "0")
         self._sock = socket.socket()
@@ -155,27 +182,61 @@ class Board:
                 self._push(A.IN_LEVER_UP, i, lv.t)
 
     async def wait(self, deadline):
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read_world())
         for lv in self.levers:  # a lever to settle is a deadline too
             d = lv.settle_at()
             if d >= 0 and (deadline < 0 or d < deadline):
                 deadline = d
+        if self.variant == "battery":  # its own wake: the next cell reading
+            now = self.now()
+            while self._battery_at <= now:
+                self._battery_at += BATTERY_MS
+            if deadline < 0 or self._battery_at < deadline:
+                deadline = self._battery_at
         d = deadline + self._base if deadline >= 0 else -1  # in the host's time
-        if self._want_frame and self._app is not None:
+        drew = self._want_frame and self._app is not None
+        if drew:
             self._want_frame = False
             self._app.draw(self.now())
-            self._tell("idle %d %d" % (self._true if self.virtual else self.now() + self._base, d))
-        elif self.virtual:
-            self._tell("idle %d %d" % (self._true, d))
+        asleep = self.now()
         if self.virtual:
-            line = await self._world.readline()
+            self._tell(
+                "%s %d %d %d" % ("idle" if self._owed else "wake", self._true, d, self._requests())
+            )
+            self._owed = 0
+            await self._wake.wait()
         else:
+            if drew:
+                self._tell("idle %d %d" % (self.now() + self._base, d))
             timeout = deadline - self.now() if deadline >= 0 else 1000
-            try:
-                line = await asyncio.wait_for_ms(self._world.readline(), max(timeout, 0))
-            except asyncio.TimeoutError:
-                self._settle(self._mono.now())
-                return
-        self._world_line(line)
+            if not self._wake.is_set():
+                try:
+                    await asyncio.wait_for_ms(self._wake.wait(), max(timeout, 0))
+                except asyncio.TimeoutError:
+                    pass
+            self._settle(self._mono.now())
+        self._wake.clear()
+        self.wakes += 1
+        self.slept_ms += self.now() - asleep
+
+    async def _read_world(self):
+        # Each world line is taken as it comes and wakes the loop (#20).
+        while not self.stopped:
+            line = await self._world.readline()
+            if line.strip() == b"sync":
+                self._tell("sync %d" % self._requests())
+                continue
+            if line.strip() == b"power":  # the energy record (#22), without waking the loop
+                rec = (self.wakes, self.slept_ms, self.frames_sent, self.bus_bytes)
+                self._tell("power %d %d %d %d %s" % (rec + (self.flash_stats(),)))
+                continue
+            self._world_line(line)
+            self._owed += 1
+            self._wake.set()
+
+    def _requests(self):
+        return self._app.requests if self._app is not None else 0
 
     def _world_line(self, line):
         try:
@@ -273,6 +334,7 @@ class Board:
         self._mono.rebase(d)
         self._last_stamp -= d
         self._now -= d
+        self._battery_at -= d
         self._base += d
         for lv in self.levers:
             lv.rebase(d)
@@ -315,6 +377,11 @@ class Board:
         self._tell("cue %d %d" % (t + self._base, cue))
 
     def show(self, i):
+        if not self._sent_ok[i] or self._sent[i] != self.fb_buf[i]:  # what the Pico sends
+            self._sent[i][:] = self.fb_buf[i]
+            self._sent_ok[i] = True
+            self.frames_sent += 1
+            self.bus_bytes += SEGMENT_FRAME if self.variant == "battery" else OLED_FRAME
         self._tell(
             " ".join(
                 ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)]
@@ -329,11 +396,9 @@ class Board:
         self._serial.start(app, self._serial_done)
 
     def _serial_done(self):
-        # A command changed the clock: draw it now, as the Pico's loop, woken
-        # by the command, would (the loop here may be waiting on the world).
-        app = self._app
-        if app is not None and self.live_display and app.drawn < 0:
-            app.draw(self.now())
+        # Host bytes wake the loop, as USB bytes wake the Pico's (#20): it
+        # steps, draws what changed and waits for the deadline the request left.
+        self._wake.set()
 
     def write_n(self, buf, n):
         return self._serial.write_n(buf, n)

@@ -90,6 +90,7 @@ class App:
         self.change_body = ""  # the last change and its reply: retried after a query
         self.change_reply = b""
         self.unsent = b""  # a reply the link could not take yet
+        self.requests = 0  # frames taken from the host (the simulator's wake lines carry it)
         # #8: the arbiter's key and counter (persist: auth.save/load/on_change)
         self.auth = auth.Guard(board.board_id)
         self.volume = 10
@@ -342,6 +343,7 @@ class App:
         """One byte from the host. Complete frames are executed and answered."""
         r = self.dec.push(b)
         if r == P.FRAME:
+            self.requests += 1
             try:
                 out = self.request(self.dec.body())
             except Exception as e:  # a firmware bug: the host still gets its answer, the link lives
