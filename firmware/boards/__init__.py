@@ -9,6 +9,8 @@ A board provides:
                         the Pico's takes at most Serial.BUDGET host bytes meanwhile
   fb[0], fb[1]          the left and right framebuffers; show(i) sends one out
   live_display          True when displays refresh by themselves
+  tenths                True when the faces show tenths (refreshed every 100 ms);
+                        the battery board's do not (#22, docs/power.md)
   beep(on, t), say(cue, t), set_volume(0..10), low_battery
   start_serial(app)     feed app.serial_in(byte) from the host's link (usb.Serial),
                         a bounded number of bytes per loop turn

@@ -234,6 +234,7 @@ class Board:
         self.left_side = 0
         self.low_battery = False
         self.live_display = True
+        self.tenths = True  # the OLED board shows tenths under 20 s (App.next_redraw)
         self.stopped = False
         self.in_arg = 0
         self.in_t = 0

@@ -88,6 +88,7 @@ class Board:
         self.frames_sent = 0
         self.bus_bytes = 0
         self._battery_at = 0  # battery board: its next cell reading
+        self.tenths = self.variant != "battery"  # #22: the battery board's budget has no tenths
         self.board_id = os.getenv("QIZHONG_ID") or "sim"
         # The simulated crystal runs this many ppm fast (+) or slow (-).
         self.skew_ppm = int(os.getenv("QIZHONG_SKEW_PPM") or "0")
@@ -195,10 +196,11 @@ class Board:
             if deadline < 0 or self._battery_at < deadline:
                 deadline = self._battery_at
         d = deadline + self._base if deadline >= 0 else -1  # in the host's time
-        drew = self._want_frame and self._app is not None
-        if drew:
+        app = self._app
+        drew = self._want_frame and app is not None
+        if drew and app is not None:
             self._want_frame = False
-            self._app.draw(self.now())
+            app.draw(self.now())
         asleep = self.now()
         if self.virtual:
             self._tell(

@@ -77,6 +77,7 @@ class App:
         self.beep_until = -1
         self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
         self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
+        self.tenths = getattr(board, "tenths", True)  # #22: False on the battery board
         self.menu = MENU_OFF
         self.menu_i = 0  # index into MENU_PRESETS
         self.menu_tc = tc
@@ -184,9 +185,10 @@ class App:
         if self.menu or c.state != C.RUNNING or c.run < 0:
             return -1
         ms = c.left(c.run, now)
-        if ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE:
+        fast = ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE
+        if fast and self.tenths:
             return now + self.REFRESH_MS
-        return now + ms % 1000 + 1
+        return now + ms % 1000 + 1  # #22: a board without tenths wakes once a second
 
     def draw(self, now):
         b = self.board
