@@ -11,6 +11,7 @@ PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
 RUN     := $(VENV)/.run
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
+BOARD   ?= oled
 # Debian packages the tests need, as PACKAGE:PROGRAM (tools/debian_deps.sh):
 # GNU Go (the Go oracle), chromium and its driver (the hall page's browser tests),
 # mosquitto (the MQTT broker).
@@ -35,9 +36,10 @@ venv: $(STAMP)
 debian-deps:
 	@sh tools/debian_deps.sh $(DEBIAN)
 
-# The real firmware on the simulated board, in this terminal.
+# The real firmware on the simulated board, in this terminal (BOARD=battery: the
+# battery board's segment glass, docs/power.md).
 sim: $(RUN)
-	$(BIN)/qizhong sim --spec "$(SPEC)"
+	$(BIN)/qizhong sim --spec "$(SPEC)" --board "$(BOARD)"
 
 # A server with a few simulated clocks (docs/server.md); it prints the page's address.
 HALL_SIMS ?= 4

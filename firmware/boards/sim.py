@@ -103,7 +103,14 @@ class Board:
         self.fb_buf = (bytearray(1024), bytearray(1024))
         self._sent = (bytearray(1024), bytearray(1024))
         self._sent_ok = [False, False]
-        self.fb = tuple(Frame(b) for b in self.fb_buf)
+        self.fb: tuple = tuple(Frame(b) for b in self.fb_buf)
+        self._glass = self.fb  # the pictures sent to the host
+        if self.variant == "battery":  # #22: two segment glasses, their RAM what the app draws
+            from qizhong import segface
+
+            self.ram = (bytearray(segface.RAM_BYTES), bytearray(segface.RAM_BYTES))
+            self.fb = (segface.SegText(self.ram[0], 0), segface.SegText(self.ram[1], 1))
+            self.faces = (segface.SegFace(self.ram[0]), segface.SegFace(self.ram[1]))
         self.levers = (Lever(), Lever())
         self._kind = [0] * INPUTS
         self._arg = [0] * INPUTS
@@ -379,15 +386,26 @@ class Board:
         self._tell("cue %d %d" % (t + self._base, cue))
 
     def show(self, i):
-        if not self._sent_ok[i] or self._sent[i] != self.fb_buf[i]:  # what the Pico sends
-            self._sent[i][:] = self.fb_buf[i]
+        src = self.fb_buf[i] if self.variant == "oled" else self.ram[i]
+        if not self._sent_ok[i] or self._sent[i][: len(src)] != src:  # what the Pico sends
+            self._sent[i][: len(src)] = src
             self._sent_ok[i] = True
             self.frames_sent += 1
             self.bus_bytes += SEGMENT_FRAME if self.variant == "battery" else OLED_FRAME
+        texts = self.fb[i].texts
+        if self.variant == "battery":  # the glass as a picture, and as words for the terminal
+            from qizhong import segface
+
+            segface.raster(self.ram[i], self._glass[i])
+            t = self.fb[i]
+            shown = bytes(self.ram[i])
+            texts = t.texts if t.texts and t.shown == shown else _glass_words(segface.decode(shown))
         self._tell(
             " ".join(
                 ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)]
-                + self.fb[i].texts
+                + ["%d,%d,%s" % (x, y, t.encode().hex()) for x, y, t in texts]
+                if self.variant == "battery"
+                else ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)] + texts
             )
         )
 
@@ -436,6 +454,15 @@ class Board:
         sys.stderr.write("power cut: flash write torn\n")
         os.system("kill -9 $PPID")
         raise SystemExit(137)  # only if the kill failed
+
+
+def _glass_words(shown):
+    """A glass's status row as the OLED face's texts (x, y, text) at its fields'
+    places (face.py: moves at 2, overtime at 30, state at 72), for the terminal."""
+    moves, ot, state, _, marks = shown
+    words = [(2, 1, moves), (30, 1, ot), (72, 1, state)]
+    words += [(112 + 8 * k, 1, " " + m) for k, m in enumerate(marks) if m != "RUN"]
+    return [w for w in words if w[2]]
 
 
 def _diff(a, b):

@@ -73,7 +73,8 @@ class App:
     def __init__(self, board, tc):
         self.board = board
         self.clock = C.Clock(tc, board.left_side)
-        self.faces = (Face(board.fb[0]), Face(board.fb[1]))
+        # #22: a board may bring its own faces (the battery board's segment glass)
+        self.faces = getattr(board, "faces", None) or (Face(board.fb[0]), Face(board.fb[1]))
         self.beep_until = -1
         self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
         self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)

@@ -107,11 +107,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if not args.headless:
         from qizhong.sim import term
 
-        return term.main(args.spec)
+        return term.main(args.spec, board=args.board)
     from qizhong.sim import headless
 
     try:
-        return headless.serve(args.spec, args.state, args.listen)
+        return headless.serve(args.spec, args.state, args.listen, board=args.board)
     except (SimError, OSError) as e:
         print("qizhong: %s" % e, file=sys.stderr)
         return 1
@@ -207,6 +207,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="--headless: the control address (default: a free port on 127.0.0.1)",
     )
     s.add_argument("--spec", default="xq-rapid", help="time control (default xq-rapid)")
+    s.add_argument(
+        "--board",
+        choices=("oled", "battery"),
+        default="oled",
+        help="the OLED board (default) or the battery board's segment glass (docs/power.md)",
+    )
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
     s.add_argument("--jig", metavar="PORT", help="run on a real clock: the test jig's port")
     s.add_argument("--clock", metavar="PORT", help="with --jig: the clock's own port")

@@ -328,10 +328,11 @@ def frame(lines: list[str]) -> str:
     return "\x1b[H" + "\r\n".join(line + "\x1b[K" for line in lines) + "\x1b[J"
 
 
-def start(spec: str, virtual: bool = False) -> tuple[Sim, str]:
+def start(spec: str, virtual: bool = False, board: str = "oled") -> tuple[Sim, str]:
     """A simulated clock configured with ``spec``, and the log's first line.
-    Raises ValueError (the clock's reason) for a spec it refuses."""
-    sim = Sim(virtual=virtual)
+    Raises ValueError (the clock's reason) for a spec it refuses. ``board``:
+    ``battery`` draws the battery board's segment glass (docs/power.md)."""
+    sim = Sim(virtual=virtual, board=board)
     reply = sim.command("config " + spec)
     if not reply.startswith("ok"):
         sim.close()
@@ -356,13 +357,13 @@ def speaker(sim: Sim, wav: str) -> str:
     )
 
 
-def main(spec: str, wav: str = "out/sim-voice.wav") -> int:
+def main(spec: str, wav: str = "out/sim-voice.wav", board: str = "oled") -> int:
     if not sys.stdin.isatty():
         print("qizhong sim: needs a terminal (or use --headless)", file=sys.stderr)
         return 1
     step = int(os.environ.get("QIZHONG_TERM_STEP_MS") or "0")
     try:
-        sim, _ = start(spec, virtual=step > 0)
+        sim, _ = start(spec, virtual=step > 0, board=board)
     except SimError as e:
         print("qizhong sim: %s" % e, file=sys.stderr)
         return 1
