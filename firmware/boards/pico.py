@@ -67,7 +67,11 @@ Voice
     holding at least 128 bytes, so without that padding the last ones would
     wait for the next cue. The amplifier (MAX98357A SD pin) goes on with the
     first chunk. It goes off ``AMP_HOLD_MS`` after the last chunk, once the
-    ring has played out. (The alternative, an asyncio.StreamWriter on the
+    ring has played out, and the I2S is deinitialised with it (#22: rp2's
+    I2S DMA otherwise raises its interrupt about 250 times a second on
+    silence, each one waking the loop). The next cue initialises it again,
+    which takes the 4 KB ring from the heap (freed at ``deinit``): the only
+    allocation of the voice path, once per burst of cues. (The alternative, an asyncio.StreamWriter on the
     I2S, slices and joins bytes in ``write``, allocating for every chunk.)
 
 Displays
@@ -321,17 +325,9 @@ class Board:
         # Voice.
         self._voice_dir = voice_dir
         self._amp = Pin(pins.AMP_SD, Pin.OUT, value=0)
-        self._i2s = I2S(
-            0,
-            sck=Pin(pins.I2S_BCLK),
-            ws=Pin(pins.I2S_LRCLK),
-            sd=Pin(pins.I2S_DIN),
-            mode=I2S.TX,
-            bits=16,
-            format=I2S.MONO,
-            rate=RATE,
-            ibuf=IBUF,
-        )
+        self._i2s_pins = (Pin(pins.I2S_BCLK), Pin(pins.I2S_LRCLK), Pin(pins.I2S_DIN))
+        self._i2s = I2S(0, **self._i2s_config())
+        self._i2s_on = True
         self._abuf = bytearray(CHUNK)
         self._amv = memoryview(self._abuf)
         self._zeros = bytearray(CHUNK)
@@ -645,9 +641,18 @@ class Board:
     def _i2s_done(self, _):
         self._pump()
 
+    def _i2s_config(self):
+        sck, ws, sd = self._i2s_pins
+        return dict(
+            sck=sck, ws=ws, sd=sd, mode=I2S.TX, bits=16, format=I2S.MONO, rate=RATE, ibuf=IBUF
+        )
+
     def _amp_off(self, _):
         if self._amp_off_due and not self._playing:
             self._amp.value(0)
+            if self._i2s_on:  # #22: the ring has played out; no DMA interrupt while silent
+                self._i2s.deinit()
+                self._i2s_on = False
         self._amp_off_due = False
 
     def _pump(self):
@@ -694,6 +699,10 @@ class Board:
             if not self._playing:
                 self._playing = True
                 self._amp_off_due = False
+                if not self._i2s_on:  # stopped while silent: its ring comes back (4 KB)
+                    self._i2s.init(**self._i2s_config())
+                    self._i2s.irq(self._i2s_done)
+                    self._i2s_on = True
                 self._amp.value(1)
             return True
         return False

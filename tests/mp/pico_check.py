@@ -203,12 +203,25 @@ class I2S:
         self.handler = None
         self.writes = []
         self.pending = False
+        self.active = True  # False after deinit: no DMA, no interrupt
+        self.inits = 1
         I2SS[id] = self
+
+    def init(self, **kw):
+        self.kw = kw
+        self.active = True
+        self.inits += 1
+
+    def deinit(self):
+        self.active = False
+        self.pending = False
+        self.handler = None
 
     def irq(self, handler):
         self.handler = handler
 
     def write(self, buf):
+        assert self.active, "write to a deinitialised I2S"
         self.writes.append(bytes(buf))
         self.pending = True  # until fire(): the DMA has not taken it yet
         return len(buf)
@@ -793,6 +806,13 @@ def check_amp_off_after_hold():
     b._poll(at(b, T[0]))
     run_scheduled()
     assert amp.value() == 0, "amplifier shut down"
+    i2s = machine.I2SS[0]
+    assert not i2s.active, "#22: the I2S DMA stopped while silent"
+    b.say(2, T[0])  # the next cue brings it back, and plays
+    run_scheduled()
+    assert i2s.active and i2s.inits == 2 and amp.value() == 1
+    drain_i2s(i2s)
+    assert b"".join(i2s.writes).endswith(pcm("n2") + bytes(1024))
 
 
 def check_wait_wakes_on_lever_and_deadline():
