@@ -71,19 +71,22 @@ Voice
     I2S DMA otherwise raises its interrupt about 250 times a second on
     silence, each one waking the loop). The next cue initialises it again,
     which takes the 4 KB ring from the heap (freed at ``deinit``): the only
-    allocation of the voice path, once per burst of cues. (The alternative, an asyncio.StreamWriter on the
-    I2S, slices and joins bytes in ``write``, allocating for every chunk.)
+    allocation of the voice path, once per burst of cues. (The alternative,
+    an asyncio.StreamWriter on the I2S, slices and joins bytes in ``write``,
+    allocating for every chunk.)
 
 Displays
     Two SSD1309 panels, at 0x3C on I2C0 and I2C1, driven by ssd1306.py. The
     framebuffers are the drivers' own prefixed buffers, so a frame is one
     ``writeto`` and nothing is allocated. The I2C time-out is set from the
     frame and the bus rate (``i2c_timeout_us``: rp2's default, 50 ms, timed
-    out at 100 kHz), and a rate too slow for both frames within the refresh
-    period is refused at boot. At 400 kHz a frame takes about 23 ms,
-    so ``show`` skips a frame identical to the last one it sent (re-sending
-    every ``RESEND_MS`` anyway). A display that fails is retried every
-    ``RETRY_MS`` and does not stop the clock.
+    out at 100 kHz). A rate too slow for both frames within the refresh period
+    is refused by ``make firmware``; if one reaches the board anyway it runs
+    its displays at 400 kHz and says why in ``i2c_refused`` (boards/i2crate.py).
+    At 400 kHz a frame takes about 23 ms, so ``show`` skips a frame identical
+    to the last one it sent (re-sending every ``RESEND_MS`` anyway). A
+    display that fails is retried every ``RETRY_MS`` and does not stop the
+    clock.
 
 Battery
     GP29 reads VSYS/3 through ADC3 (plain Pico; the Pico W shares that pin
@@ -129,7 +132,8 @@ from qizhong import voice
 from qizhong.lever import Lever
 from qizhong.monotonic import Monotonic
 
-from . import pins
+from . import i2crate, pins
+from .i2crate import FRAME_BITS, REFRESH_MS, frame_us  # noqa: F401 - the board's figures
 from .ssd1306 import SSD1306
 from .usb import Serial
 
@@ -141,9 +145,7 @@ KEY_MS = const(20)
 TILT_MS = const(50)
 IDLE_MS = const(1000)
 
-I2C_HZ = const(400_000)
-FRAME_BITS = const((2 + 1024) * 9 + 2)  # address, 0x40, 1024 bytes: 9 clocks each; start, stop
-REFRESH_MS = const(100)  # the app's fastest refresh (App.REFRESH_MS): both frames must fit in it
+I2C_HZ = const(400_000)  # tools/build_firmware.py refuses a rate i2crate.check refuses
 OLED_ADDR = const(0x3C)  # both panels; one per bus
 RESEND_MS = const(5000)
 RETRY_MS = const(3000)
@@ -180,22 +182,25 @@ KEYS = (
 _TILT = const(5)  # index of the tilt switch in the polled inputs
 
 
-def frame_us(hz):
-    """How long one 1,025-byte frame takes on an I2C bus clocked at ``hz``."""
-    return FRAME_BITS * 1_000_000 // hz
-
-
 def i2c_timeout_us(hz):
     """rp2's I2C time-out for a whole transfer (its default, 50 ms, is less
     than a frame at 100 kHz): twice a frame, so a slow ACK still fits, but a
-    hung bus gives up within one refresh or two. Refuses a rate at which the
-    two displays' frames do not fit in the refresh period (#17)."""
-    if 2 * frame_us(hz) > REFRESH_MS * 1000:
-        raise ValueError(
-            "I2C_HZ %d: two frames take %d ms, more than the %d ms refresh"
-            % (hz, 2 * frame_us(hz) // 1000, REFRESH_MS)
-        )
+    hung bus gives up within one refresh or two. Raises ValueError for a rate
+    at which the two displays' frames do not fit in the refresh period
+    (``i2crate.check``, #17); the board never asks for one (``i2c_rate``)."""
+    why = i2crate.check(hz)
+    if why:
+        raise ValueError(why)
     return 2 * frame_us(hz)
+
+
+def i2c_rate(hz):
+    """The rate the board runs its displays at, and why it is not ``hz`` ("" if
+    it is): a bad I2C_HZ falls back to SAFE_HZ, never stops the clock (#22: it
+    used to raise at boot, and the clock reset forever; ``make firmware``
+    refuses such a bundle first)."""
+    why = i2crate.check(hz)
+    return (i2crate.SAFE_HZ, why) if why else (hz, "")
 
 
 class Wake(io.IOBase):
@@ -233,7 +238,7 @@ def scale(buf, n, gain):
 class Board:
     NAME = "pico"
 
-    def __init__(self, voice_dir=VOICE_DIR):
+    def __init__(self, voice_dir=VOICE_DIR, i2c_hz=I2C_HZ):
         self._app = None
         self.left_side = 0
         self.low_battery = False
@@ -304,10 +309,11 @@ class Board:
         self._n = 0
 
         # Displays: 0 the left one.
-        timeout = i2c_timeout_us(I2C_HZ)
+        hz, self.i2c_refused = i2c_rate(i2c_hz)
+        timeout = i2c_timeout_us(hz)
         buses = (
-            I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=I2C_HZ, timeout=timeout),
-            I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=I2C_HZ, timeout=timeout),
+            I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=hz, timeout=timeout),
+            I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=hz, timeout=timeout),
         )
         self._oled = (SSD1306(buses[0], OLED_ADDR, True), SSD1306(buses[1], OLED_ADDR, True))
         self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)

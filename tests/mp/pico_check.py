@@ -366,12 +366,12 @@ def fake_ticks():
     return T[0] & MASK
 
 
-def make(t0=1000, ticks=fake_ticks):
+def make(t0=1000, ticks=fake_ticks, **kw):
     machine.reset()
     rp2.reset()
     T[0] = t0
     pico.ticks_ms = ticks
-    return pico.Board(VOICE)
+    return pico.Board(VOICE, **kw)
 
 
 LEVER_PINS = (pins.LEVER_LEFT, pins.LEVER_RIGHT)
@@ -861,6 +861,15 @@ def check_i2c_timeout_from_frame_and_rate():
     assert pico.i2c_timeout_us(1_000_000) < pico.i2c_timeout_us(400_000)
 
 
+def check_a_bad_i2c_rate_runs_at_the_safe_one():
+    # #22: a bad I2C_HZ used to raise at boot, and main.py reset the clock, forever.
+    b = make(i2c_hz=100_000)
+    assert "refresh" in b.i2c_refused, b.i2c_refused
+    for bus in (0, 1):
+        assert machine.I2CS[bus].freq == pico.i2crate.SAFE_HZ
+    assert make().i2c_refused == ""
+
+
 class MaskingFlash:
     """A flash chip as rp2's driver drives it: interrupts off for each erase
     (``ERASE_MS`` of fake time) and page program (``PROG_MS``). ``during`` runs
@@ -1126,6 +1135,7 @@ CHECKS = [
     check_amp_off_after_hold,
     check_wait_wakes_on_lever_and_deadline,
     check_i2c_timeout_from_frame_and_rate,
+    check_a_bad_i2c_rate_runs_at_the_safe_one,
     check_press_during_a_flash_erase_charged_at_its_edge,
     check_running_loop_allocates_nothing,
     check_a_serial_flood_cannot_starve_the_loop,
