@@ -5,6 +5,8 @@ A board provides:
   NAME, board_id        "pico" or "sim"; a unique id (the Pico's flash id)
   now()                 monotonic integer ms
   pop_input()           next input kind (app.IN_*), or 0; sets in_arg, in_t
+  pending()             optional: True when an input waits (the app then sends no
+                        further frame before taking it: #22)
   await wait(deadline)  return by the deadline (ms, -1: none) or on an input;
                         the Pico's takes at most Serial.BUDGET host bytes meanwhile
   fb[0], fb[1]          the left and right framebuffers; show(i) sends one out

@@ -492,6 +492,12 @@ class Board:
 
     # -- inputs ------------------------------------------------------------------
 
+    def pending(self):
+        """True when a lever edge (or a key, the tilt) waits for the loop: the
+        app then sends no further frame before it has taken it (#22: a frame
+        blocks the loop 23 ms, and the press's event would wait behind it)."""
+        return self._r != self._w or self._n > 0
+
     def pop_input(self):
         r = self._r
         if r != self._w:

@@ -79,6 +79,7 @@ class App:
         self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
         self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
         self.tenths = getattr(board, "tenths", True)  # #22: False on the battery board
+        self.pending = getattr(board, "pending", None)  # #22: an input waits (boards/__init__)
         self.menu = MENU_OFF
         self.menu_i = 0  # index into MENU_PRESETS
         self.menu_tc = tc
@@ -209,6 +210,8 @@ class App:
             self.redraw_at = self.auth.deadline()  # the code goes off by itself
             return
         for i in (0, 1):  # display 0 is the left one
+            if i and self.pending is not None and self.pending():
+                return  # #22: a press came during the first frame: its event goes out first
             self.faces[i].draw(c, c.side_of_lever(i), now, b.low_battery)
             b.show(i)
         self.drawn = now

@@ -1031,6 +1031,41 @@ def check_a_serial_flood_cannot_starve_the_loop():
     assert c.left(0, T[0]) == 180000 - pressed, "charged late"
 
 
+def check_a_press_during_a_frame_goes_out_before_the_next_frame():
+    # #22: a frame blocks the loop ~23 ms; a press's event must not wait behind
+    # the second display's frame too. The press lands while display 0 is sent.
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")
+    app = App(b, tcspec.parse("3m+2s"))
+    b.start_serial(app)
+    app.on_key(A.KEY_START, 0)
+    app.step(b.now())  # both faces drawn: the clock runs
+    bus0, bus1 = machine.I2CS[0], machine.I2CS[1]
+    n1 = len(bus1.writes)
+    send = bus0.writeto
+
+    def press_while_sending(addr, buf, stop=True):
+        bus0.writeto = send
+        edge(0, 0, T[0])  # the left lever goes down during display 0's frame
+        return send(addr, buf, stop)
+
+    T[0] = 5000
+    bus0.writeto = press_while_sending
+    app.drawn = -1
+    app.draw(b.now())
+    assert len(bus1.writes) == n1, "display 1's frame went before the press was taken"
+    assert app.drawn < 0, "the faces are drawn again once the press is taken"
+    assert b.pending()
+    T[0] = 5001
+    app.step(b.now())  # the next pass: the press, its event, then both faces
+    assert app.clock.sides[0].moves == 1, app.clock.sides[0].moves
+    assert len(bus1.writes) > n1, "display 1 drawn in that pass"
+    assert not b.pending()
+
+
 def check_running_loop_allocates_nothing():
     # #17: the app's loop on the Pico board (step, feed, wait with its polls,
     # the faces drawn and sent) plays a game under micropython.heap_lock.
@@ -1137,6 +1172,7 @@ CHECKS = [
     check_i2c_timeout_from_frame_and_rate,
     check_a_bad_i2c_rate_runs_at_the_safe_one,
     check_press_during_a_flash_erase_charged_at_its_edge,
+    check_a_press_during_a_frame_goes_out_before_the_next_frame,
     check_running_loop_allocates_nothing,
     check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,
