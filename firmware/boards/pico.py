@@ -84,7 +84,9 @@ Displays
     is refused by ``make firmware``; if one reaches the board anyway it runs
     its displays at 400 kHz and says why in ``i2c_refused`` (boards/i2crate.py).
     At 400 kHz a frame takes about 23 ms, so ``show`` skips a frame identical
-    to the last one it sent (re-sending every ``RESEND_MS`` anyway). A
+    to the last one it sent and otherwise sends only the span of 128-byte
+    pages that changed (#22: after a press the other display's status row is
+    one page, about 3 ms), re-sending the whole frame every ``RESEND_MS``. A
     display that fails is retried every ``RETRY_MS`` and does not stop the
     clock.
 
@@ -614,10 +616,15 @@ class Board:
             return
         oled = self._oled[i]
         sent = self._sent[i]
-        if oled.buf == sent and now - self._sent_ms[i] < RESEND_MS:
+        whole = now - self._sent_ms[i] >= RESEND_MS
+        if oled.buf == sent and not whole:
             return
         try:
-            oled.show()
+            if whole:
+                oled.show()
+            else:  # #22: only the pages that changed
+                oled.changed(sent)
+                oled.show_pages(oled.first, oled.last)
         except OSError:
             self._oled_ok[i] = False
             self._retry_ms[i] = now + RETRY_MS

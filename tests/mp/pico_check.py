@@ -1066,6 +1066,40 @@ def check_a_press_during_a_frame_goes_out_before_the_next_frame():
     assert not b.pending()
 
 
+def panel(writes):
+    """An SSD1306's RAM rebuilt from the bytes sent to it (window commands, data)."""
+    ram = bytearray(1024)
+    p0 = 0
+    for _, buf in writes:
+        if buf[0] == 0x00 and len(buf) == 7 and buf[1] == 0x21 and buf[4] == 0x22:
+            p0 = buf[5]
+        elif buf[0] == 0x40:
+            ram[128 * p0 : 128 * p0 + len(buf) - 1] = buf[1:]
+    return ram
+
+
+def check_a_changed_display_sends_only_its_changed_pages():
+    # #22: the second panel within 50 ms of a press: it sends only the pages
+    # that changed (its status row), and the panel ends up with the frame.
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")
+    app = App(b, tcspec.parse("3m+2s"))
+    b.start_serial(app)
+    app.on_key(A.KEY_START, 0)
+    app.step(b.now())
+    bus1 = machine.I2CS[1]
+    n1 = len(bus1.writes)
+    edge(0, 0, 3000)  # Red moves: Black's clock starts, still at 3:00
+    app.step(b.now())
+    sent = [len(w) for _, w in bus1.writes[n1:] if w[0] == 0x40]
+    assert sent and max(sent) <= 1 + 2 * 128, sent  # a page or two, not 1,025 bytes
+    assert panel(bus1.writes) == bytes(b._oled[1].pixels)
+    assert panel(machine.I2CS[0].writes) == bytes(b._oled[0].pixels)
+
+
 def check_running_loop_allocates_nothing():
     # #17: the app's loop on the Pico board (step, feed, wait with its polls,
     # the faces drawn and sent) plays a game under micropython.heap_lock.
@@ -1173,6 +1207,7 @@ CHECKS = [
     check_a_bad_i2c_rate_runs_at_the_safe_one,
     check_press_during_a_flash_erase_charged_at_its_edge,
     check_a_press_during_a_frame_goes_out_before_the_next_frame,
+    check_a_changed_display_sends_only_its_changed_pages,
     check_running_loop_allocates_nothing,
     check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,
