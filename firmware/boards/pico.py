@@ -125,6 +125,7 @@ from os import urandom
 from time import ticks_add, ticks_diff, ticks_ms
 
 import framebuf
+import machine
 import micropython
 from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
 from micropython import const
@@ -167,6 +168,8 @@ MAINT_MS = const(600_000)  # after Ctrl-C, the REPL keeps the watchdog fed this 
 STATE_DIR = "/state"  # the journal's folder
 
 BATTERY_MS = const(2000)
+BATTERY_ON_CELLS_MS = const(60_000)  # the battery board reads its cells once a minute (#22)
+VBUS_SENSE = const(24)  # the Pico's VBUS detect (the battery board wires its USB VBUS here too)
 LOW_MV = const(3500)
 OK_MV = const(3700)
 ADC_MV = const(3 * 3300)  # VSYS = 3 x ADC, full scale 3.3 V
@@ -240,12 +243,18 @@ def scale(buf, n, gain):
 class Board:
     NAME = "pico"
 
-    def __init__(self, voice_dir=VOICE_DIR, i2c_hz=I2C_HZ):
+    def __init__(self, voice_dir=VOICE_DIR, i2c_hz=I2C_HZ, battery=False):
         self._app = None
         self.left_side = 0
         self.low_battery = False
         self.live_display = True
-        self.tenths = True  # the OLED board shows tenths under 20 s (App.next_redraw)
+        # #22: the battery board (docs/power.md): segment glasses on PCF85176
+        # drivers, no tenths, its cells read every BATTERY_ON_CELLS_MS, and its
+        # loop in machine.lightsleep while no USB host is there.
+        self.battery = battery
+        self.tenths = not battery  # the OLED board shows tenths under 20 s (App.next_redraw)
+        self._cells_ms = BATTERY_ON_CELLS_MS if battery else BATTERY_MS
+        self.lightsleeps = 0  # how often the loop slept in lightsleep
         self.stopped = False
         self.in_arg = 0
         self.in_t = 0
@@ -302,6 +311,9 @@ class Board:
         self._wake_cb = self._irq_wake
         for p in self._polled:
             p.irq(self._wake_cb, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
+        if battery:  # the pin's own interrupt wakes a lightsleep; the PIO still stamps
+            for p in self._levers:
+                p.irq(self._wake_cb, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
         self._level = [self._polled[j].value() for j in range(_TILT + 1)]
         self._since = [-1] * (_TILT + 1)
         self._kind = [0] * INPUTS
@@ -317,9 +329,26 @@ class Board:
             I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=hz, timeout=timeout),
             I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=hz, timeout=timeout),
         )
-        self._oled = (SSD1306(buses[0], OLED_ADDR, True), SSD1306(buses[1], OLED_ADDR, True))
-        self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)
-        self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)
+        if battery:
+            from qizhong import segface
+
+            from .pcf85176 import PCF85176
+
+            self._oled: tuple = (PCF85176(buses[0]), PCF85176(buses[1]))
+            self.fb_buf: tuple = (self._oled[0].ram, self._oled[1].ram)
+            ram = self.fb_buf
+            self.fb: tuple = (segface.SegText(ram[0], 0), segface.SegText(ram[1], 1))
+            self.faces = (segface.SegFace(self.fb_buf[0]), segface.SegFace(self.fb_buf[1]))
+            self._vbus = Pin(VBUS_SENSE, Pin.IN)  # high while a USB host powers the port
+        else:
+            self._oled = (
+                SSD1306(buses[0], OLED_ADDR, True),
+                SSD1306(buses[1], OLED_ADDR, True),
+            )
+            self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)
+            self.fb = tuple(
+                framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf
+            )
         self._sent = (bytearray(len(self._oled[0].buf)), bytearray(len(self._oled[1].buf)))
         self._sent_ms = [-RESEND_MS, -RESEND_MS]
         self._oled_ok = [False, False]
@@ -388,8 +417,8 @@ class Board:
         is allocation-free), so the loop runs as a coroutine and allocates
         nothing here (#17)."""
         now = self.now()
-        limit = deadline if deadline >= 0 else now + IDLE_MS
-        b = self._battery_ms + BATTERY_MS
+        b = self._battery_ms + self._cells_ms
+        limit = deadline if deadline >= 0 else b if self.battery else now + IDLE_MS
         if b < limit:
             limit = b
         while True:
@@ -411,10 +440,28 @@ class Board:
                 self._sleep.modify(sys.stdin, 0 if blocked else select.POLLIN)
             if blocked and dt > Serial.RETRY_MS:
                 dt = Serial.RETRY_MS
-            for _ in self._sleep.ipoll(dt):
-                break
+            if self._deep(dt):
+                self.lightsleeps += 1
+                machine.lightsleep(dt)  # a lever edge, a key or the timer wakes it (docs/power.md)
+            else:
+                for _ in self._sleep.ipoll(dt):
+                    break
             now = self.now()
         return asyncio.sleep_ms(0)
+
+    def _deep(self, dt):
+        """The battery board sleeps in machine.lightsleep, not in WFE, when no
+        USB host is there (its bytes could not wake it), nothing plays (the
+        I2S needs its clocks), nothing settles (keys, tilt, a bounce window:
+        polled every POLL_MS) and the sleep is worth a clock restart."""
+        return (
+            self.battery
+            and dt > POLL_MS
+            and not self._playing
+            and not self._amp_off_due
+            and not self._vbus.value()
+            and not self._settling()
+        )
 
     def _settling(self):
         """True while something needs polling: a key or the tilt switch
@@ -555,7 +602,7 @@ class Board:
                 self._push(A.IN_KEY, KEYS[j][1], now)
         if self._settle(_TILT, now, TILT_MS) and self._level[_TILT]:  # open: knocked over
             self._push(A.IN_TILT, 0, now)
-        if now - self._battery_ms >= BATTERY_MS:
+        if now - self._battery_ms >= self._cells_ms:
             self._battery_ms = now
             self._battery()
         if self._amp_off_due and ticks_diff(self._ticks(), self._amp_raw) >= AMP_HOLD_MS:
@@ -620,7 +667,7 @@ class Board:
         if oled.buf == sent and not whole:
             return
         try:
-            if whole:
+            if whole or self.battery:  # a glass is 24 bytes: always whole
                 oled.show()
             else:  # #22: only the pages that changed
                 oled.changed(sent)

@@ -94,12 +94,19 @@ PWMS = {}
 I2SS = {}
 ADCS = {}
 FAIL_I2C = set()  # bus ids whose writes raise OSError (no display)
+SLEEPS = []  # lightsleep(ms) calls; each moves the fake time on by ms
+
+
+def lightsleep(ms=0):
+    SLEEPS.append(ms)
+    CLOCK[0] += ms
 
 
 def reset():
     for d in (PINS, I2CS, PWMS, I2SS, ADCS):
         d.clear()
     FAIL_I2C.clear()
+    del SLEEPS[:]
     del PENDING[:]
     del RUNS[:]
     MASKED[0] = 0
@@ -1100,6 +1107,62 @@ def check_a_changed_display_sends_only_its_changed_pages():
     assert panel(machine.I2CS[0].writes) == bytes(b._oled[0].pixels)
 
 
+def check_the_battery_board_sleeps_until_its_deadline():
+    # #22: on battery with no USB host the loop sleeps in lightsleep until the
+    # next deadline (no IDLE_MS wakes, the cells read once a minute); with a
+    # host (VBUS high) it waits in WFE, where USB bytes wake it.
+    from qizhong import segface, tcspec
+    from qizhong.app import App
+
+    b = make(0, battery=True)
+    b._sleep = SleepInFakeTime()
+    b._serial._out = open("/dev/null", "wb")
+    assert not b.tenths and len(b.faces) == 2
+    app = App(b, tcspec.parse("3m"))
+    b.start_serial(app)
+    app.step(b.now())  # idle: both glasses drawn
+    for bus in (0, 1):
+        w = machine.I2CS[bus].writes[-1][1]
+        assert len(w) == 24 and segface.decode(w[4:])[3] == "3:00", w
+    machine.PINS[pico.VBUS_SENSE]._v = 0  # on battery
+    b.wait(app.deadline(b.now()))
+    assert machine.SLEEPS and machine.SLEEPS[0] >= 50_000, machine.SLEEPS  # no IDLE_MS wakes
+    app.on_key(A.KEY_START, T[0])
+    app.step(b.now())
+    b.wait(app.deadline(b.now()))  # 1 ms to the first turn: not worth a clock restart
+    app.step(b.now())
+    del machine.SLEEPS[:]
+    t0 = T[0]
+    d = app.deadline(b.now())
+    b.wait(d)
+    assert machine.SLEEPS == [d - t0] and d - t0 > 900, (machine.SLEEPS, d, t0)
+    assert T[0] == d  # woke at the digit's turn, no sooner
+    machine.PINS[pico.VBUS_SENSE]._v = 1  # a host: the poll, where its bytes wake the loop
+    del machine.SLEEPS[:]
+    app.step(b.now())
+    b.wait(app.deadline(b.now()))
+    assert not machine.SLEEPS
+    assert b.lightsleeps == 2
+    machine.PINS[pico.VBUS_SENSE]._v = 0
+    machine.I2CS[0].record = machine.I2CS[1].record = False
+    recording = machine.lightsleep
+
+    def sleep(ms):  # as the fake's, without keeping a list (that would allocate)
+        T[0] += ms
+
+    machine.lightsleep = sleep
+    micropython.heap_lock()  # the glasses drawn and sent, the lightsleeps: nothing allocated
+    try:
+        for _ in range(30):
+            now = b.now()
+            app.step(now)
+            b.wait(app.deadline(now))
+    finally:
+        micropython.heap_unlock()
+        machine.lightsleep = recording
+    assert b.lightsleeps > 20
+
+
 def check_running_loop_allocates_nothing():
     # #17: the app's loop on the Pico board (step, feed, wait with its polls,
     # the faces drawn and sent) plays a game under micropython.heap_lock.
@@ -1208,6 +1271,7 @@ CHECKS = [
     check_press_during_a_flash_erase_charged_at_its_edge,
     check_a_press_during_a_frame_goes_out_before_the_next_frame,
     check_a_changed_display_sends_only_its_changed_pages,
+    check_the_battery_board_sleeps_until_its_deadline,
     check_running_loop_allocates_nothing,
     check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,
