@@ -23,11 +23,15 @@ def sim(tmp_path):
 def test_a_rapid_game_without_counting_keeps_the_goal(sim):
     # Running play is the dearest part of the no-counting day (no pauses
     # between games here), so this bounds the day from below.
+    n = len(sim.sleeps)
     u = E.measure(sim, [("15m+10s", [25_000] * 24)])
     assert u.ms >= 600_000 and u.cues == 0
     assert u.wakes * 1000 // u.ms <= 2  # about one wake a second: the digits, the journal
-    assert u.frames and u.bus_bytes == u.frames * 22  # segment frames, only those that changed
+    assert u.frames and u.bus_bytes == u.frames * 25  # segment frames, only those that changed
     assert u.flash_progs  # the journal's saves are charged
+    woke = sim.sleeps[n:]
+    assert len(woke) == u.wakes  # every wake, with its sleep, is on the record
+    assert sum(ms for _, ms in woke) == u.ms  # and virtual time is all sleep
     assert E.MODEL.hours(u) >= GOAL_H, E.MODEL.average_ua(u)
 
 

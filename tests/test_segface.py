@@ -2,7 +2,7 @@
 """#22: the battery board's segment glass shows what the OLED face shows
 (docs/segment-face.md): both times, whose move, moves, count, periods, flag,
 knock, pause, battery, the setup menu and the pairing code, on a fixed
-layout of 160 segments (one PCF85176), no tenths on the battery board."""
+layout of at most 160 segments (one PCF85176), no tenths on the battery board."""
 
 import sys
 
@@ -46,16 +46,16 @@ def test_hours_and_no_tenths_on_the_battery_board():
 def test_pause_knock_flag_result_and_marks():
     c = clock("10s")
     c.pause(1000)
-    assert shown(c, 0, 1000)[2] == "PAUSE"
+    assert shown(c, 0, 1000)[2] == "PAU"
     c.resume(2000)
     c.knock(3000)
-    assert shown(c, 0, 3000)[2] == "KNOCK"
+    assert shown(c, 0, 3000)[2] == "KNK"
     c = clock("10s")
     c.tick(10000)
-    assert shown(c, 0, 10000)[2] == "FLAG"
+    assert shown(c, 0, 10000)[2] == "FLG"
     c = clock("10s")
     c.finish(1000, 1)
-    assert shown(c, 0, 1000)[2] == "LOSS" and shown(c, 1, 1000)[2] == "WIN"
+    assert shown(c, 0, 1000)[2] == "LOS" and shown(c, 1, 1000)[2] == "WIN"
     assert shown(clock("10m record 15m"), 0, 0)[4] == ["RUN", "REC"]  # TC-9
     assert shown(clock("10m"), 1, 0, low_battery=True)[4] == ["BAT"]
 
@@ -86,20 +86,27 @@ def test_the_menu_and_the_pairing_code_through_the_text_interface():
         )
         for text, x, y in lines:
             fb.text(text, x, y, 1)
-    got = [S.decode(r) for r in rams]
-    assert [g[2] for g in got] == ["PAIR1", "PAIR2"]
-    assert "".join(g[3] + g[0] for g in got).lower() == code  # all 16, in order
+    assert [S.decode(r)[3] for r in rams] == ["PA1R1", "PA1R2"]
+    assert "".join(S.status_line(r) for r in rams).lower() == code  # all 16, in order
     fb = S.SegText(rams[0])
     fb.fill(0)
     for row, text in enumerate(("  preset", "> base 15m", "  inc 10s")):
         fb.text(text, 0, 8 + 16 * row, 1)
-    assert S.decode(rams[0])[2:] == ("BASE", "15", ["RUN"])  # the cursor's line
+    assert S.status_line(rams[0]) == "BASE"  # the cursor's line
+    assert S.decode(rams[0])[3:] == ("15", ["RUN"])
+
+
+def test_every_character_of_a_pairing_code_has_its_own_shape():
+    from qizhong.core import auth
+
+    shapes = [S.FOURTEEN[ch] for ch in auth.ALPHABET]  # Crockford base32: S and 5 both
+    assert len(set(shapes)) == len(shapes) and all(shapes)
 
 
 def test_the_layout_fits_one_driver_and_no_two_segments_share_a_pixel():
-    assert len(S.GLASS) == S.SEGS == 40 * 4
+    assert len(S.GLASS) == S.SEGS == 40 * 4 and S.USED <= S.SEGS
     owner = {}
-    for n, rects in enumerate(S.GLASS):
+    for n, rects in enumerate(S.GLASS[: S.USED]):
         assert rects, n
         for x, y, w, h in rects:
             assert 0 <= x and x + w <= 128 and 0 <= y and y + h <= 64, n
@@ -122,6 +129,16 @@ def test_the_battery_board_draws_its_glass_in_the_simulator(tmp_path):
         sim.at(63_000)
         sim.frame()
         assert (30, 1, "CN") in sim.texts[0]
+
+
+def test_the_host_pairs_with_the_code_read_off_both_glasses(tmp_path):
+    from qizhong.clocks import auth
+
+    store = auth.KeyStore(str(tmp_path / "keys.json"))
+    with Sim(board="battery") as sim:
+        auth.pair_sim(sim, store)  # the code read off the glasses, half on each
+        assert sim.status()["state"] == "idle"
+        assert sim.command("start").startswith("ok")  # a tagged change: the key works
 
 
 def test_the_pcf85176_driver_sends_its_commands_then_the_glass_ram():

@@ -16,9 +16,9 @@ from qizhong.core import segface as S
 
 SCALE = 6
 FIELDS = (  # name, first segment, count, colour
-    ("moves", S.MOVES, 21, "#4e79a7"),
-    ("ot", S.OT, 28, "#f28e2b"),
-    ("state", S.STATE, 70, "#59a14f"),
+    ("moves", S.MOVES, 42, "#4e79a7"),
+    ("overtime", S.OT, 28, "#f28e2b"),
+    ("state", S.STATE, 42, "#59a14f"),
     ("RUN REC BAT", S.RUN, 3, "#e15759"),
     ("time", S.TIME, 38, "#76b7b2"),
 )
@@ -42,7 +42,10 @@ def svg() -> str:
                     "<title>%s %d</title></rect>" % box
                 )
     y = h + 24
-    out.append('<text x="8" y="%d">160 segments, one PCF85176 (40 x 4), per player:</text>' % y)
+    out.append(
+        '<text x="8" y="%d">%d of 160 segments, one PCF85176 (40 x 4), per player:</text>'
+        % (y, S.USED)
+    )
     for name, first, n, colour in FIELDS:
         y += 20
         out.append('<rect x="8" y="%d" width="14" height="14" fill="%s"/>' % (y - 12, colour))

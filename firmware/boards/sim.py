@@ -10,7 +10,7 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
                   | sync | power
   board -> host   hello sim 1 | idle T D N | wake T D N | sync N | beep T 0|1
                   | cue T ID | fb I HEX T [TEXT...] | volume T V
-                  | power WAKES SLEPT_MS FRAMES BUS_BYTES FLASH
+                  | power WAKES SLEPT_MS FRAMES BUS_BYTES FLASH | slept T MS
 
 ``fb`` carries a display's pixels, then each text the firmware drew on it
 since its last fill, as ``X,Y,HEX`` (the UTF-8 text in hex): the terminal
@@ -50,7 +50,7 @@ INPUTS = 16  # input ring: edges stamped before the loop takes them
 BOARDS = ("oled", "battery")  # QIZHONG_BOARD: the OLED board (default) or the battery board (#22)
 BATTERY_MS = 60000  # the battery board reads its cells this often (a wake of its own)
 OLED_FRAME = 2 + 1024  # bytes on the bus for one OLED frame (address, 0x40, pixels)
-SEGMENT_FRAME = 2 + 20  # one PCF85176 frame: address, command, 40 x 4 bits of display RAM
+SEGMENT_FRAME = 1 + 4 + 20  # one PCF85176 frame: address, 4 command bytes, the 20-byte RAM
 T_MAX = (1 << 62) - 1  # a world line's T
 STAMP_MAX_AGE_MS = 10000  # real time: an edge older than this is stamped when read
 _TICKS_MASK = 0x3FFFFFFF  # real time: T is the sender's CLOCK_MONOTONIC ms modulo 2**30
@@ -88,6 +88,7 @@ class Board:
         self.frames_sent = 0
         self.bus_bytes = 0
         self._battery_at = 0  # battery board: its next cell reading
+        self._log_sleeps = os.getenv("QIZHONG_SLEEPS") == "1"  # "slept T MS" at each wake
         self.tenths = self.variant != "battery"  # #22: the battery board's budget has no tenths
         self.board_id = os.getenv("QIZHONG_ID") or "sim"
         # The simulated crystal runs this many ppm fast (+) or slow (-).
@@ -227,7 +228,10 @@ class Board:
             self._settle(self._mono.now())
         self._wake.clear()
         self.wakes += 1
-        self.slept_ms += self.now() - asleep
+        slept = self.now() - asleep
+        self.slept_ms += slept
+        if self._log_sleeps:  # every wake, with the sleep before it
+            self._tell("slept %d %d" % (self.now() + self._base, slept))
 
     async def _read_world(self):
         # Each world line is taken as it comes and wakes the loop (#20).
@@ -399,7 +403,11 @@ class Board:
             segface.raster(self.ram[i], self._glass[i])
             t = self.fb[i]
             shown = bytes(self.ram[i])
-            texts = t.texts if t.texts and t.shown == shown else _glass_words(segface.decode(shown))
+            if t.texts and t.shown == shown:  # a text screen: its two lines as shown
+                big = segface.decode(shown)[3]
+                texts = [w for w in ((0, 8, segface.status_line(shown)), (0, 24, big)) if w[2]]
+            else:
+                texts = _glass_words(segface.decode(shown))
         self._tell(
             " ".join(
                 ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)]

@@ -4,22 +4,20 @@
 One glass per player on one PCF85176-class driver: 40 segment lines x 4
 backplanes = 160 segments, held in 20 bytes of display RAM (``ram``, bit
 ``n`` of the glass = byte ``n >> 3``, bit ``7 - (n & 7)``: the driver's
-auto-incremented order). The layout is fixed (``LAYOUT``), 160 segments:
+auto-incremented order). The layout is fixed (``GLASS``), 153 segments:
 
-    moves    3 small 7-segment digits                    21
-    ot       2 14-segment characters (CN, B3, 15)        28
-    state    5 14-segment characters (PAUSE, KNOCK,      70
-             END, WIN, LOSS, DRAW, FLAG, 1ST, SETUP, PAIR)
-    marks    RUN (this side's time runs), REC (TC-9), BAT  3
-    time     5 big 7-segment digits H:MM:SS, 2 colons,   38
-             a decimal point (S.t only on a board with tenths)
+    status   8 14-segment characters: moves (3, right-aligned),   112
+             overtime (2: CN, B3, 15), state (3: PAU, KNK, FLG,
+             1ST, END, WIN, LOS, DRW)
+    marks    RUN (this side's time runs), REC (TC-9), BAT         3
+    time     5 big 7-segment digits H:MM:SS, 2 colons, a point    38
+             (S.t only on a board with tenths)
 
 ``SegFace(ram).draw(clock, side, t, low_battery)`` shows what ``Face``
 shows on the OLED (both times, whose move, moves, count, periods, flag,
 knock, pause, battery). ``SegText(ram)`` takes the setup menu's and the
-pairing code's text as ``Face``'s framebuffer does (``fill``, ``text``):
-the first line goes to the state field, the second to the big digits, the
-third to the moves and ot fields, as far as letters fit segments. Drawing
+pairing code's text as ``Face``'s framebuffer does (``fill``, ``text``),
+on the status characters and the big digits. Drawing
 allocates nothing. ``GLASS`` places each segment on a 128x64 picture
 (``raster``: the simulator, the PNG faces and the drawing in docs).
 """
@@ -38,16 +36,18 @@ RAM_BYTES = const(20)
 SEGS = const(160)
 
 # Field offsets (segment numbers).
-MOVES = const(0)  # 3 x 7
-OT = const(21)  # 2 x 14
-STATE = const(49)  # 5 x 14
-RUN = const(119)
-REC = const(120)
-BAT = const(121)
-TIME = const(122)  # 5 x 7
-COLON1 = const(157)  # H:MM
-COLON2 = const(158)  # MM:SS
-DOT = const(159)  # S.t
+STATUS = const(0)  # 8 x 14: moves at 0-2, overtime at 3-4, state at 5-7
+MOVES = STATUS
+OT = const(42)  # STATUS + 3 * 14
+STATE = const(70)  # STATUS + 5 * 14
+RUN = const(112)
+REC = const(113)
+BAT = const(114)
+TIME = const(115)  # 5 x 7
+COLON1 = const(150)  # H:MM
+COLON2 = const(151)  # MM:SS
+DOT = const(152)  # S.t
+USED = const(153)
 
 # 7-segment: bit 0..6 = a (top), b, c, d, e, f, g (middle).
 SEVEN = (0x3F, 0x06, 0x5B, 0x4F, 0x66, 0x6D, 0x7D, 0x07, 0x7F, 0x6F)
@@ -62,7 +62,7 @@ SEVEN_ALPHA = {
 # right), h (upper-left diagonal), i (upper vertical), j (upper-right
 # diagonal), k (lower-left diagonal), l (lower vertical), m (lower-right diagonal).
 FOURTEEN = {
-    "0": 0x063F, "1": 0x0006, "2": 0x00DB, "3": 0x008F, "4": 0x00E6, "5": 0x00ED,
+    "0": 0x063F, "1": 0x0006, "2": 0x00DB, "3": 0x008F, "4": 0x00E6, "5": 0x2069,
     "6": 0x00FD, "7": 0x0007, "8": 0x00FF, "9": 0x00EF,
     "A": 0x00F7, "B": 0x128F, "C": 0x0039, "D": 0x120F, "E": 0x0079, "F": 0x0071,
     "G": 0x00BD, "H": 0x00F6, "I": 0x1209, "J": 0x001E, "K": 0x2470, "L": 0x0038,
@@ -82,7 +82,7 @@ def pattern(s, n):
 
 
 # The state field's words and the ot field's, made once (drawing them allocates nothing).
-W = {w: pattern(w, 5) for w in ("PAUSE", "KNOCK", "END", "WIN", "LOSS", "DRAW", "FLAG", "1ST")}
+W = {w: pattern(w, 3) for w in ("PAU", "KNK", "END", "WIN", "LOS", "DRW", "FLG", "1ST")}
 CN = pattern("CN", 2)
 FOURTEEN_DIGITS = tuple(FOURTEEN[d] for d in DIGITS)
 
@@ -121,10 +121,10 @@ def word(ram, base, pat):
 
 
 def number(ram, v, base, n):
-    """``v`` >= 0 right-aligned on ``n`` small 7-segment digits (no leading zeros)."""
+    """``v`` >= 0 right-aligned on ``n`` 14-segment characters (no leading zeros)."""
     i = n - 1
     while True:
-        seven(ram, base + 7 * i, SEVEN[v % 10])
+        fourteen(ram, base + 14 * i, FOURTEEN_DIGITS[v % 10])
         v //= 10
         i -= 1
         if not v or i < 0:
@@ -159,14 +159,14 @@ class SegFace:
                 fourteen(ram, OT, FOURTEEN_DIGITS[v // 10])
             fourteen(ram, OT + 14, FOURTEEN_DIGITS[v % 10])
         if s.flagged:
-            word(ram, STATE, W["1ST"] if clock.first_flag == side and _both(clock) else W["FLAG"])
+            word(ram, STATE, W["1ST"] if clock.first_flag == side and _both(clock) else W["FLG"])
         elif state == PAUSED:
-            word(ram, STATE, W["PAUSE"])
+            word(ram, STATE, W["PAU"])
         elif state == KNOCKED:
-            word(ram, STATE, W["KNOCK"])
+            word(ram, STATE, W["KNK"])
         elif state == FINISHED:
             r = clock.result
-            w = "END" if r < 0 else "DRAW" if r > 1 else "WIN" if r == side else "LOSS"
+            w = "END" if r < 0 else "DRW" if r > 1 else "WIN" if r == side else "LOS"
             word(ram, STATE, W[w])
         if side == clock.run and state == RUNNING:
             _on(ram, RUN)
@@ -220,21 +220,22 @@ class SegText:
     """The glass as a text screen, for the setup menu and the pairing code:
     the interface ``App.draw_menu`` and ``auth.draw`` use on a framebuffer
     (``fill``, ``text``), so their logic is the OLED's. The lines are laid
-    out on the fields that can show letters:
+    out on the 8 status characters and the big digits (as 7-segment letters,
+    where a letter has a shape there):
 
-    - a line with the menu's cursor (``> ``): its first word on the state
-      field, the rest on the big digits, RUN lit;
-    - else the first line on the state field, the second on the big digits,
-      the third on the ot and moves fields;
-    - the pairing code (``PAIRING CODE`` and two lines of hex): glass ``index``
-      0 shows its first 8 characters, glass 1 the last 8 (``PAIR1``, ``PAIR2``
-      on the state field; 5 on the big digits, 3 on the moves field).
+    - a line with the menu's cursor (``> ``): its first word on the status
+      characters, the rest on the big digits, RUN lit;
+    - else the second line (the preset's name) on the status characters and
+      the third (its control) on the big digits;
+    - the pairing code (``PAIRING CODE`` and two lines of it): glass
+      ``index`` 0 shows its first 8 characters, glass 1 the last 8, on the
+      status characters, and ``PAIr1`` or ``PAIr2`` on the big digits.
     """
 
     def __init__(self, ram, index=0):
         self.ram = ram
         self.index = index
-        self.texts = []  # (x, y, text) as drawn: the simulator's terminal shows them
+        self.texts = []  # (x, y, text) as drawn
         self.shown = b""  # the RAM as the texts left it (a face may have drawn since)
 
     def fill(self, c):
@@ -252,31 +253,25 @@ class SegText:
         clear(ram)
         if lines[0].startswith("PAIRING"):
             code = "".join(lines[1:3]).replace(" ", "").upper()[8 * self.index :][:8]
-            word(ram, STATE, pattern("PAIR%d" % (self.index + 1), 5))
-            _sevens(ram, TIME, code[:5])
-            _sevens(ram, MOVES, code[5:8])
+            word(ram, STATUS, pattern(code, 8))
+            _sevens(ram, "PAIR%d" % (self.index + 1))
             return
         for t in lines:
             if t.startswith("> "):
                 _on(ram, RUN)
                 head, _, rest = t[2:].strip().partition(" ")
-                word(ram, STATE, pattern(head, 5))
-                _sevens(ram, TIME, rest.upper())
+                word(ram, STATUS, pattern(head, 8))
+                _sevens(ram, rest.upper())
                 return
-        for k, t in enumerate(lines[:3]):
-            t = t.strip().upper()
-            if k == 0:
-                word(ram, STATE, pattern(t, 5))
-            elif k == 1:
-                _sevens(ram, TIME, t)
-            else:
-                word(ram, OT, pattern(t, 2))
-                _sevens(ram, MOVES, t[2:5])
+        if len(lines) > 1:
+            word(ram, STATUS, pattern(lines[1].strip(), 8))
+        if len(lines) > 2:
+            _sevens(ram, lines[2].strip().upper())
 
 
-def _sevens(ram, base, s):
-    for i in range(min(5 if base == TIME else 3, len(s))):
-        seven(ram, base + 7 * i, _seven_char(s[i]))
+def _sevens(ram, s):
+    for i in range(min(5, len(s))):
+        seven(ram, TIME + 7 * i, _seven_char(s[i]))
 
 
 def _seven_char(ch):
@@ -328,18 +323,12 @@ def _fourteen_rects(x, y, w, h):
 
 def _glass():
     g: list = [()] * SEGS
-    for i in range(3):  # moves: small digits, 6x9
-        for j, r in enumerate(_seven_rects(2 + 8 * i, 1, 6, 9, 1)):
-            g[MOVES + 7 * i + j] = r
-    for i in range(2):  # ot: 14-segment, 7x9
-        for j, r in enumerate(_fourteen_rects(30 + 9 * i, 1, 7, 9)):
-            g[OT + 14 * i + j] = r
-    for i in range(5):  # state
-        for j, r in enumerate(_fourteen_rects(58 + 9 * i, 1, 7, 9)):
-            g[STATE + 14 * i + j] = r
+    for i in range(8):  # status: 14-segment characters, 9x10, 13 px apart
+        for j, r in enumerate(_fourteen_rects(1 + 13 * i, 0, 9, 10)):
+            g[STATUS + 14 * i + j] = r
     g[RUN] = ((0, 12, 128, 2),)  # a bar under the status row: this side's time runs
-    g[REC] = ((108, 2, 1, 7), (109, 7, 2, 2), (110, 2, 1, 5))  # a pencil
-    g[BAT] = ((116, 3, 9, 5), (125, 4, 2, 3))  # a battery, outline filled
+    g[REC] = ((107, 1, 1, 7), (108, 7, 2, 2), (109, 1, 1, 5))  # a pencil
+    g[BAT] = ((114, 2, 11, 6), (125, 3, 2, 4))  # a battery
     xs = (2, 30, 53, 81, 106)
     for i in range(5):  # the time: big digits, 20x44
         for j, r in enumerate(_seven_rects(xs[i], 18, 20, 44, 4)):
@@ -357,7 +346,7 @@ def raster(ram, fb):
     """Draw the lit segments of ``ram`` on ``fb`` (a 128x64 framebuffer: ``fill``,
     ``fill_rect``), as the glass shows them."""
     fb.fill(0)
-    for n in range(SEGS):
+    for n in range(USED):
         if lit(ram, n):
             for x, y, w, h in GLASS[n]:
                 fb.fill_rect(x, y, w, h, 1)
@@ -396,10 +385,11 @@ def _char14(bits, letters=False):
 
 def decode(ram):
     """What a glass shows, as text: ``(moves, ot, state, time, marks)``, where
-    ``time`` has its colons and point and ``marks`` lists RUN, REC, BAT."""
-    moves = "".join(_char7(_bits(ram, MOVES + 7 * i, 7)) for i in range(3)).strip()
+    ``time`` has its colons and point and ``marks`` lists RUN, REC, BAT (on a
+    text screen ``moves + ot + state`` is the status line as shown)."""
+    moves = "".join(_char14(_bits(ram, STATUS + 14 * i, 14)) for i in range(3)).strip()
     ot = "".join(_char14(_bits(ram, OT + 14 * i, 14)) for i in range(2)).strip()
-    state = "".join(_char14(_bits(ram, STATE + 14 * i, 14), True) for i in range(5)).strip()
+    state = "".join(_char14(_bits(ram, STATE + 14 * i, 14), True) for i in range(3)).strip()
     t = ""
     for i in range(5):
         t += _char7(_bits(ram, TIME + 7 * i, 7))
@@ -409,3 +399,8 @@ def decode(ram):
             t += "."
     marks = [m for m, n in (("RUN", RUN), ("REC", REC), ("BAT", BAT)) if lit(ram, n)]
     return moves, ot, state, t.strip(), marks
+
+
+def status_line(ram):
+    """The 8 status characters as shown (a text screen's line)."""
+    return "".join(_char14(_bits(ram, STATUS + 14 * i, 14), True) for i in range(8)).strip()

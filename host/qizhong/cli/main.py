@@ -210,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--board",
         choices=("oled", "battery"),
-        default="oled",
+        default=None,
         help="the OLED board (default) or the battery board's segment glass (docs/power.md)",
     )
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")

@@ -215,6 +215,6 @@ def battery_sim(flash: str) -> Sim:
     """The battery board in virtual time, its displays drawn as the firmware
     draws them, time moving deadline by deadline; its journal on the flash
     image ``flash`` (a path; created)."""
-    sim = Sim(board="battery", live_display=True, flash=flash)
+    sim = Sim(board="battery", live_display=True, flash=flash, log_sleeps=True)
     sim.step = True
     return sim

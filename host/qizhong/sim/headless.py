@@ -76,7 +76,7 @@ class Headless:
         spec: str = "xq-rapid",
         listen: str = "127.0.0.1:0",
         board_id: str = "sim",
-        board: str = "oled",
+        board: str | None = None,
     ) -> None:
         """``board_id``: the id the clock gives in ``hello`` (many sims in one
         hall need one each, as Picos have their flash ids); ``board``: ``oled``
@@ -260,7 +260,7 @@ def serve(
     state: str | None = None,
     listen: str = "127.0.0.1:0",
     board_id: str = "sim",
-    board: str = "oled",
+    board: str | None = None,
 ) -> int:
     """``qizhong sim --headless``: prints the serial device, then the control
     address, and runs until stopped (SIGTERM, SIGHUP, Ctrl-C, ``qizhong sim

@@ -73,7 +73,8 @@ class Sim:
         display: bool = True,
         flash: str | None = None,
         live_display: bool = False,
-        board: str = "oled",
+        board: str | None = None,
+        log_sleeps: bool = False,
     ) -> None:
         """``firmware``: a folder with main.py (default: the repository's);
         ``options``: interpreter options such as ``("-X", "heapsize=64k")``;
@@ -86,7 +87,11 @@ class Sim:
         ``live_display``: the displays draw themselves in virtual time too;
         then, and in real time, every frame is kept in ``frame_log`` as
         (t, display, bytes); ``board``: ``oled`` (today's board) or
-        ``battery`` (#22: segment displays, a loop that sleeps; docs/power.md)."""
+        ``battery`` (#22: segment displays, a loop that sleeps; docs/power.md);
+        by default ``QIZHONG_SIM_BOARD``, else ``oled`` (so a whole test run
+        can take the other board); ``log_sleeps``: keep every wake of the
+        firmware's loop in ``sleeps`` as (t, ms slept before it)."""
+        board = board or os.environ.get("QIZHONG_SIM_BOARD") or "oled"
         if board not in BOARDS:
             raise ValueError("board is %s, not %r" % (" or ".join(BOARDS), board))
         self.board = board
@@ -101,6 +106,7 @@ class Sim:
         self.texts: dict[int, list[tuple[int, int, str]]] = {}
         self.live_display = live_display
         self.frame_log: list[tuple[int, int, bytes]] = []
+        self.sleeps: list[tuple[int, int]] = []  # (t woken, ms slept), with log_sleeps
         self.now = 0
         self.deadline = -1
         self.requests = 0  # frames the firmware had taken at its last idle or wake line
@@ -122,6 +128,7 @@ class Sim:
         env["QIZHONG_ID"] = board_id
         env["QIZHONG_DISPLAY"] = "live" if live_display else "1" if display else "0"
         env["QIZHONG_BOARD"] = board
+        env["QIZHONG_SLEEPS"] = "1" if log_sleeps else "0"
         if flash:
             env["QIZHONG_FLASH"] = flash
         self.flash = flash
@@ -320,6 +327,8 @@ class Sim:
                 self.frame_log.append((int(words[3]), i, self.frames[i]))
         elif words[0] == "volume":
             self.volumes.append((int(words[1]), int(words[2])))
+        elif words[0] == "slept":
+            self.sleeps.append((int(words[1]), int(words[2])))
         else:
             raise SimError("unexpected from the board: %r" % " ".join(words))
         return False

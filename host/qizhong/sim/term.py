@@ -277,7 +277,7 @@ class Term:
         texts = self.sim.texts.get(0, [])
         if any(t.startswith("SETUP") for _, _, t in texts):
             return "Setup: + / - change the choice, o next step (last: apply), m cancel"
-        if any(t.startswith("PAIRING") for _, _, t in texts):
+        if any(t.startswith(("PAIRING", "PA1R1")) for _, _, t in texts):
             return "Pairing: type the code into `qizhong pair`; any key cancels"
         state = self.status.get("state", "")
         if state == "idle":
@@ -328,7 +328,7 @@ def frame(lines: list[str]) -> str:
     return "\x1b[H" + "\r\n".join(line + "\x1b[K" for line in lines) + "\x1b[J"
 
 
-def start(spec: str, virtual: bool = False, board: str = "oled") -> tuple[Sim, str]:
+def start(spec: str, virtual: bool = False, board: str | None = None) -> tuple[Sim, str]:
     """A simulated clock configured with ``spec``, and the log's first line.
     Raises ValueError (the clock's reason) for a spec it refuses. ``board``:
     ``battery`` draws the battery board's segment glass (docs/power.md)."""
@@ -357,7 +357,7 @@ def speaker(sim: Sim, wav: str) -> str:
     )
 
 
-def main(spec: str, wav: str = "out/sim-voice.wav", board: str = "oled") -> int:
+def main(spec: str, wav: str = "out/sim-voice.wav", board: str | None = None) -> int:
     if not sys.stdin.isatty():
         print("qizhong sim: needs a terminal (or use --headless)", file=sys.stderr)
         return 1
