@@ -91,9 +91,12 @@ Displays
     clock.
 
 Battery
-    GP29 reads VSYS/3 through ADC3 (plain Pico; the Pico W shares that pin
-    with its radio). The average of 8 readings is taken every ``BATTERY_MS``.
-    ``low_battery`` sets below ``LOW_MV`` and clears above ``OK_MV``.
+    GP26 (ADC0) reads the cell through a 100k/100k divider, after the power
+    switch and before the P-FET into VSYS, so a cue's sag on VSYS does not
+    trip the warning (hardware/schematic.py); GP29 (ADC3) reads VSYS/3, which
+    stands above the cell while USB powers the clock. The average of 8
+    readings is taken every ``BATTERY_MS``. ``low_battery`` sets below
+    ``LOW_MV`` and clears above ``OK_MV``.
 
 Serial
     USB CDC through usb.Serial, shared with sim.py: the framed protocol of
@@ -122,7 +125,7 @@ import io
 import select
 import sys
 from os import urandom
-from time import ticks_add, ticks_diff, ticks_ms
+from time import sleep_ms, ticks_add, ticks_diff, ticks_ms
 
 import framebuf
 import machine
@@ -150,10 +153,11 @@ IDLE_MS = const(1000)
 
 I2C_HZ = const(400_000)  # tools/build_firmware.py refuses a rate i2crate.check refuses
 OLED_ADDR = const(0x3C)  # both panels; one per bus
+GLASS_ADDR = const(0x38)  # the battery board's PCF85176s: 0x38 and 0x39, both on I2C0
 RESEND_MS = const(5000)
 RETRY_MS = const(3000)
 
-BEEP_HZ = const(2700)  # a typical piezo resonance
+BEEP_HZ = const(4000)  # the TDK PS1240's rated frequency (its datasheet's SPL is at 4 kHz)
 BEEP_DUTY = const(32768)  # 50 %
 
 VOICE_DIR = "/assets/voice"  # firmware/assets/voice, copied to the Pico's root
@@ -169,10 +173,11 @@ STATE_DIR = "/state"  # the journal's folder
 
 BATTERY_MS = const(2000)
 BATTERY_ON_CELLS_MS = const(60_000)  # the battery board reads its cells once a minute (#22)
-VBUS_SENSE = const(24)  # the Pico's VBUS detect (the battery board wires its USB VBUS here too)
-LOW_MV = const(3500)
-OK_MV = const(3700)
-ADC_MV = const(3 * 3300)  # VSYS = 3 x ADC, full scale 3.3 V
+VBUS_SENSE = const(24)  # the Pico's VBUS detect: high while USB powers the clock
+LOW_MV = const(3850)  # the cell's own volts: 15 h left in the worst case (hardware/power.md)
+OK_MV = const(4000)
+ADC_MV = const(2 * 3300)  # cell = 2 x ADC (a 100k/100k divider on GP26), full scale 3.3 V
+VSYS_MV = const(3 * 3300)  # VSYS = 3 x ADC (the Pico's own divider on GP29)
 
 SM_LEVERS = (4, 5)  # PIO1's state machines 0 and 1 (rp2's machine.I2S takes PIO0)
 SM_HZ = const(4_000_000)  # a counting turn is 4 cycles: 1 us
@@ -224,8 +229,8 @@ class Wake(io.IOBase):
         self.state = 1
 
 
-def vsys_raw(mv):
-    """The ADC reading (read_u16) for a VSYS of ``mv`` millivolts."""
+def battery_raw(mv):
+    """The ADC reading (read_u16) for a cell of ``mv`` millivolts."""
     return mv * 65535 // ADC_MV
 
 
@@ -254,12 +259,13 @@ class Board:
         self.battery = battery
         self.tenths = not battery  # the OLED board shows tenths under 20 s (App.next_redraw)
         self._cells_ms = BATTERY_ON_CELLS_MS if battery else BATTERY_MS
+        self._tilt_upright = 1 if battery else 0  # TILT_UPRIGHT: the pin while the clock stands
         self.lightsleeps = 0  # how often the loop slept in lightsleep
         self.stopped = False
         self.in_arg = 0
         self.in_t = 0
         self.lost = 0  # lever edges dropped by a full ring
-        self.vsys_mv = 0
+        self.battery_mv = 0
 
         # Time: the loop's last reading, ms from raw ticks _ref_raw.
         self._ticks = ticks_ms
@@ -334,7 +340,8 @@ class Board:
 
             from .pcf85176 import PCF85176
 
-            self._oled: tuple = (PCF85176(buses[0]), PCF85176(buses[1]))
+            # both glasses on I2C0, by SA0 (hardware/battery-board.md)
+            self._oled: tuple = (PCF85176(buses[0], GLASS_ADDR), PCF85176(buses[0], GLASS_ADDR + 1))
             self.fb_buf: tuple = (self._oled[0].ram, self._oled[1].ram)
             ram = self.fb_buf
             self.fb: tuple = (segface.SegText(ram[0], 0), segface.SegText(ram[1], 1))
@@ -353,6 +360,12 @@ class Board:
         self._sent_ms = [-RESEND_MS, -RESEND_MS]
         self._oled_ok = [False, False]
         self._retry_ms = [0, 0]
+        if not battery:
+            # Both panels' RES on one pin, held low (R26) until now: a brown-out that
+            # resets the Pico resets the panels too.
+            self._res = Pin(pins.OLED_RES, Pin.OUT, value=0)
+            sleep_ms(1)  # SSD1309: RES low at least 3 us
+            self._res.value(1)
         for i in (0, 1):
             self._start_oled(i)
 
@@ -383,7 +396,9 @@ class Board:
         self._i2s.irq(self._i2s_done)
 
         # Battery.
-        self._adc = ADC(pins.VSYS_SENSE_ADC)
+        self._adc = ADC(pins.BAT_SENSE_ADC)
+        self._vsys = ADC(pins.VSYS_SENSE_ADC)
+        self.vsys_mv = 0  # above the cell by the Pico's diode drop: USB powers the clock
         self._battery_ms = 0
         self._battery()
 
@@ -600,7 +615,9 @@ class Board:
         for j in range(_TILT):  # keys: pressed pulls low
             if self._settle(j, now, KEY_MS) and not self._level[j]:
                 self._push(A.IN_KEY, KEYS[j][1], now)
-        if self._settle(_TILT, now, TILT_MS) and self._level[_TILT]:  # open: knocked over
+        # OLED board: the switch opens when the clock falls (pin high); battery
+        # board: it closes (pin low), so it draws nothing while the clock stands.
+        if self._settle(_TILT, now, TILT_MS) and self._level[_TILT] != self._tilt_upright:
             self._push(A.IN_TILT, 0, now)
         if now - self._battery_ms >= self._cells_ms:
             self._battery_ms = now
@@ -630,7 +647,8 @@ class Board:
         for _ in range(8):
             total += self._adc.read_u16()
         mv = (total // 8) * ADC_MV // 65535
-        self.vsys_mv = mv
+        self.battery_mv = mv
+        self.vsys_mv = self._vsys.read_u16() * VSYS_MV // 65535
         low = self.low_battery
         if mv < LOW_MV:
             low = True

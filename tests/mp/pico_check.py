@@ -453,7 +453,9 @@ def check_pins_configured():
     assert amp.mode == machine.Pin.OUT and amp.value() == 0, "amplifier starts shut down"
     pwm = machine.PWMS[pins.BUZZER]
     assert pwm.freq() == pico.BEEP_HZ and pwm.duty_u16() == 0
-    assert pins.VSYS_SENSE_ADC in machine.ADCS
+    assert pins.BAT_SENSE_ADC in machine.ADCS
+    res = machine.PINS[pins.OLED_RES]
+    assert res.mode == machine.Pin.OUT and res.value() == 1, "panels out of reset"
     for bus, sda, scl in ((0, pins.I2C0_SDA, pins.I2C0_SCL), (1, pins.I2C1_SDA, pins.I2C1_SCL)):
         i2c = machine.I2CS[bus]
         assert (i2c.sda.id, i2c.scl.id) == (sda, scl), bus
@@ -652,6 +654,21 @@ def check_tilt():
     assert pops(b) == [(A.IN_TILT, 0, 250)]
 
 
+def check_the_battery_boards_tilt_closes_when_tipped():
+    # hardware/battery-board.md: open (no current) while the clock stands.
+    tilt_pin = pins.TILT
+    b = make(0, battery=True)
+    tilt = machine.PINS[tilt_pin]
+    tilt._v = 1  # upright: open, on the pull-up
+    b._poll(0)
+    b._poll(100)
+    assert b.pop_input() == 0
+    tilt._v = 0  # tipped: closed
+    b._poll(200)
+    b._poll(250)
+    assert pops(b) == [(A.IN_TILT, 0, 250)]
+
+
 def check_lever_and_key_in_time_order():
     b = make(0)
     key = machine.PINS[pins.KEY_START]
@@ -743,22 +760,23 @@ def check_beep():
     b = make()
     pwm = machine.PWMS[pins.BUZZER]
     b.beep(True, 0)
-    assert pwm.duty_u16() == 32768 and pwm.freq() == 2700
+    assert pwm.duty_u16() == 32768 and pwm.freq() == 4000  # PS1240's rated frequency
     b.beep(False, 2000)
     assert pwm.duty_u16() == 0
 
 
 def check_battery_hysteresis():
     b = make()
-    adc = machine.ADCS[pins.VSYS_SENSE_ADC]
+    adc = machine.ADCS[pins.BAT_SENSE_ADC]
     seen = []
-    for mv in (5000, 3600, 3300, 3600, 3690, 3800, 3600, 3450):
-        adc.value = pico.vsys_raw(mv)
+    # the cell's volts: low below 3850 mV, clear again above 4000 mV
+    for mv in (4200, 3900, 3800, 3900, 3990, 4050, 3900, 3700):
+        adc.value = pico.battery_raw(mv)
         b._battery()
         seen.append(b.low_battery)
-        assert abs(b.vsys_mv - mv) <= 2, (b.vsys_mv, mv)
+        assert abs(b.battery_mv - mv) <= 2, (b.battery_mv, mv)
     assert seen == [False, False, True, True, True, False, False, True], seen
-    adc.value = pico.vsys_raw(3000)
+    adc.value = pico.battery_raw(3000)
     at(b, 0)
     b._poll(pico.BATTERY_MS)  # sampled by the loop's poll too
     assert b.low_battery
@@ -1121,8 +1139,8 @@ def check_the_battery_board_sleeps_until_its_deadline():
     app = App(b, tcspec.parse("3m"))
     b.start_serial(app)
     app.step(b.now())  # idle: both glasses drawn
-    for bus in (0, 1):
-        w = machine.I2CS[bus].writes[-1][1]
+    for addr in (0x38, 0x39):  # both glasses on I2C0 (hardware/battery-board.md)
+        w = [b for a, b in machine.I2CS[0].writes if a == addr][-1]
         assert len(w) == 24 and segface.decode(w[4:])[3] == "3:00", w
     machine.PINS[pico.VBUS_SENSE]._v = 0  # on battery
     b.wait(app.deadline(b.now()))
@@ -1272,6 +1290,7 @@ CHECKS = [
     check_a_press_during_a_frame_goes_out_before_the_next_frame,
     check_a_changed_display_sends_only_its_changed_pages,
     check_the_battery_board_sleeps_until_its_deadline,
+    check_the_battery_boards_tilt_closes_when_tipped,
     check_running_loop_allocates_nothing,
     check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,

@@ -18,7 +18,7 @@ from qizhong.core import voice
 from qizhong.sim.simulator import repo_root
 
 RATE = 8000  # Hz, the assets' rate
-BUZZER_HZ = 2700  # the piezo's PWM (boards/pico.py BEEP_HZ)
+BUZZER_HZ = 4000  # the piezo's PWM (boards/pico.py BEEP_HZ)
 BUZZER_AMP = 8000  # of 32767: under the voice, and clear of clipping when both sound
 
 
