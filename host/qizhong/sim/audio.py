@@ -19,6 +19,9 @@ from qizhong.sim.simulator import repo_root
 
 RATE = 8000  # Hz, the assets' rate
 BUZZER_HZ = 4000  # the piezo's PWM (boards/pico.py BEEP_HZ)
+# An 8 kHz file cannot carry 4 kHz (every sample would fall on a zero of the
+# sine): the WAV sounds the buzzer at 3 kHz, the highest pitch it holds clearly.
+TONE_HZ = min(BUZZER_HZ, RATE * 3 // 8)
 BUZZER_AMP = 8000  # of 32767: under the voice, and clear of clipping when both sound
 
 
@@ -67,7 +70,7 @@ def render(
 def _buzz(out: array.array, start: int, stop: int) -> None:
     """Mix the buzzer's tone into ``out[start:stop]``, clipped to 16 bits."""
     for i in range(max(0, start), min(stop, len(out))):
-        v = out[i] + int(BUZZER_AMP * math.sin(2 * math.pi * BUZZER_HZ * i / RATE))
+        v = out[i] + int(BUZZER_AMP * math.sin(2 * math.pi * TONE_HZ * i / RATE))
         out[i] = max(-32768, min(32767, v))
 
 
