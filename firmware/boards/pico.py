@@ -174,6 +174,14 @@ STATE_DIR = "/state"  # the journal's folder
 BATTERY_MS = const(2000)
 BATTERY_ON_CELLS_MS = const(60_000)  # the battery board reads its cells once a minute (#22)
 VBUS_SENSE = const(24)  # the Pico's VBUS detect: high while USB powers the clock
+# The battery board's own pins (hardware/battery-board.md) and figures.
+PWR_HOLD = const(10)  # high holds the TPS63900 on; low: the clock switches itself off
+AMP_PWR = const(11)  # the amplifier's load switch
+BAT_MEAS = const(13)  # switches the cells' divider on for a reading
+MEAS_SETTLE_MS = const(300)  # the divider's 1 MOhm / 100 nF settles (5 time constants)
+OFF_MS = const(30 * 60_000)  # no host, not running, no input this long: off (the journal keeps it)
+CELLS_LOW_MV = const(2200)  # two alkaline cells near their end (1.1 V each; estimate)
+CELLS_OK_MV = const(2400)
 LOW_MV = const(3850)  # the cell's own volts: 15 h left in the worst case (hardware/power.md)
 OK_MV = const(4000)
 ADC_MV = const(2 * 3300)  # cell = 2 x ADC (a 100k/100k divider on GP26), full scale 3.3 V
@@ -260,6 +268,15 @@ class Board:
         self.tenths = not battery  # the OLED board shows tenths under 20 s (App.next_redraw)
         self._cells_ms = BATTERY_ON_CELLS_MS if battery else BATTERY_MS
         self._tilt_upright = 1 if battery else 0  # TILT_UPRIGHT: the pin while the clock stands
+        self._low_mv = CELLS_LOW_MV if battery else LOW_MV
+        self._ok_mv = CELLS_OK_MV if battery else OK_MV
+        self.off = False  # the battery board let go of its supply (soft power off)
+        self._quiet_ms = 0  # the last instant of an input or a running clock
+        self._meas_at = -1  # battery board: when the switched divider has settled
+        if battery:
+            self._hold = Pin(PWR_HOLD, Pin.OUT, value=1)  # first: the key's press is brief
+            self._amp_pwr = Pin(AMP_PWR, Pin.OUT, value=0)
+            self._meas = Pin(BAT_MEAS, Pin.OUT, value=0)
         self.lightsleeps = 0  # how often the loop slept in lightsleep
         self.stopped = False
         self.in_arg = 0
@@ -400,7 +417,11 @@ class Board:
         self._vsys = ADC(pins.VSYS_SENSE_ADC)
         self.vsys_mv = 0  # above the cell by the Pico's diode drop: USB powers the clock
         self._battery_ms = 0
-        self._battery()
+        if battery:  # the divider switched on; the first reading once it has settled
+            self._meas.value(1)
+            self._meas_at = MEAS_SETTLE_MS
+        else:
+            self._battery()
 
         self._gain = 256  # voice volume, /256
         self._serial = Serial()
@@ -433,9 +454,20 @@ class Board:
         nothing here (#17)."""
         now = self.now()
         b = self._battery_ms + self._cells_ms
+        if self._meas_at >= 0:
+            b = self._meas_at
         limit = deadline if deadline >= 0 else b if self.battery else now + IDLE_MS
         if b < limit:
             limit = b
+        if self.battery:  # soft power: off after OFF_MS quiet with no host
+            app = self._app
+            if self._r != self._w or self._n or app is None or app.clock.state == A.C.RUNNING:
+                self._quiet_ms = now
+            off = self._quiet_ms + OFF_MS
+            if now >= off and not self._vbus.value():
+                self.power_off()
+            elif off < limit:
+                limit = off
         while True:
             self._flag.state = 0  # cleared before looking: an edge from here on wakes the poll
             self._poll(now)
@@ -463,6 +495,21 @@ class Board:
                     break
             now = self.now()
         return asyncio.sleep_ms(0)
+
+    def power_off(self):
+        """The battery board switches itself off: the journal committed, the
+        glasses blanked, then PWR_HOLD let go, and the supply with it (a key
+        switches it on again; the journal brings the game back, paused).
+        With USB the supply stays on whatever this does."""
+        if self._app is not None:
+            self._app.commit()
+        for g in self._oled:
+            try:
+                g.power(False)
+            except OSError:
+                pass
+        self.off = True
+        self._hold.value(0)
 
     def _deep(self, dt):
         """The battery board sleeps in machine.lightsleep, not in WFE, when no
@@ -505,6 +552,9 @@ class Board:
             if self._since[j] >= 0:
                 self._since[j] = max(0, self._since[j] - d)
         self._battery_ms -= d
+        self._quiet_ms -= d
+        if self._meas_at >= 0:
+            self._meas_at = max(0, self._meas_at - d)
         for i in (0, 1):
             self._sent_ms[i] -= d
             self._retry_ms[i] -= d
@@ -619,9 +669,18 @@ class Board:
         # board: it closes (pin low), so it draws nothing while the clock stands.
         if self._settle(_TILT, now, TILT_MS) and self._level[_TILT] != self._tilt_upright:
             self._push(A.IN_TILT, 0, now)
-        if now - self._battery_ms >= self._cells_ms:
+        if self._meas_at >= 0:
+            if now >= self._meas_at:  # the divider has settled: read, and switch it off
+                self._meas_at = -1
+                self._battery()
+                self._meas.value(0)
+        elif now - self._battery_ms >= self._cells_ms:
             self._battery_ms = now
-            self._battery()
+            if self.battery:  # switch the divider on; read once it has settled
+                self._meas.value(1)
+                self._meas_at = now + MEAS_SETTLE_MS
+            else:
+                self._battery()
         if self._amp_off_due and ticks_diff(self._ticks(), self._amp_raw) >= AMP_HOLD_MS:
             self._schedule(self._amp_off_cb)
 
@@ -650,9 +709,9 @@ class Board:
         self.battery_mv = mv
         self.vsys_mv = self._vsys.read_u16() * VSYS_MV // 65535
         low = self.low_battery
-        if mv < LOW_MV:
+        if mv < self._low_mv:
             low = True
-        elif mv > OK_MV:
+        elif mv > self._ok_mv:
             low = False
         if low != self.low_battery:
             self.low_battery = low
@@ -734,6 +793,8 @@ class Board:
     def _amp_off(self, _):
         if self._amp_off_due and not self._playing:
             self._amp.value(0)
+            if self.battery:
+                self._amp_pwr.value(0)  # the load switch: the amplifier draws nothing
             if self._i2s_on:  # #22: the ring has played out; no DMA interrupt while silent
                 self._i2s.deinit()
                 self._i2s_on = False
@@ -787,6 +848,8 @@ class Board:
                     self._i2s.init(**self._i2s_config())
                     self._i2s.irq(self._i2s_done)
                     self._i2s_on = True
+                if self.battery:
+                    self._amp_pwr.value(1)
                 self._amp.value(1)
             return True
         return False
