@@ -41,7 +41,7 @@ def test_a_paused_clock_sleeps_until_its_cell_reading(sim):
     since, t0 = sim.power(), sim.now
     sim.run_to(t0 + 10 * 60_000)
     u = E.Usage.of(sim, since, t0, len(sim.cues), len(sim.beeps))
-    assert u.wakes <= 11  # one a minute (BATTERY_MS), nothing else
+    assert u.wakes <= 21  # two a minute for the cells (divider on, read), nothing else
     assert u.frames == 0
     assert E.MODEL.average_ua(u) < E.MODEL.floor_ua + 10
 

@@ -48,7 +48,8 @@ from qizhong.monotonic import Monotonic
 
 INPUTS = 16  # input ring: edges stamped before the loop takes them
 BOARDS = ("oled", "battery")  # QIZHONG_BOARD: the OLED board (default) or the battery board (#22)
-BATTERY_MS = 60000  # the battery board reads its cells this often (a wake of its own)
+BATTERY_MS = 60000  # the battery board reads its cells this often (boards/pico.py)
+MEAS_SETTLE_MS = 300  # its divider switched on, then read this much later: two wakes a minute
 OLED_FRAME = 2 + 1024  # bytes on the bus for one OLED frame (address, 0x40, pixels)
 SEGMENT_FRAME = 1 + 4 + 20  # one PCF85176 frame: address, 4 command bytes, the 20-byte RAM
 T_MAX = (1 << 62) - 1  # a world line's T
@@ -87,7 +88,8 @@ class Board:
         self.slept_ms = 0
         self.frames_sent = 0
         self.bus_bytes = 0
-        self._battery_at = 0  # battery board: its next cell reading
+        self._battery_at = MEAS_SETTLE_MS  # battery board: its next cell wake (read at boot)
+        self._measuring = True  # the divider is on (the next cell wake reads it)
         self._log_sleeps = os.getenv("QIZHONG_SLEEPS") == "1"  # "slept T MS" at each wake
         self.tenths = self.variant != "battery"  # #22: the battery board's budget has no tenths
         self.board_id = os.getenv("QIZHONG_ID") or "sim"
@@ -197,10 +199,12 @@ class Board:
             d = lv.settle_at()
             if d >= 0 and (deadline < 0 or d < deadline):
                 deadline = d
-        if self.variant == "battery":  # its own wake: the next cell reading
+        if self.variant == "battery":  # its own wakes: the cells' divider on, then the reading
             now = self.now()
             while self._battery_at <= now:
-                self._battery_at += BATTERY_MS
+                self._measuring = not self._measuring
+                on = MEAS_SETTLE_MS if self._measuring else BATTERY_MS - MEAS_SETTLE_MS
+                self._battery_at += on
             if deadline < 0 or self._battery_at < deadline:
                 deadline = self._battery_at
         d = deadline + self._base if deadline >= 0 else -1  # in the host's time

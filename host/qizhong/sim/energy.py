@@ -162,9 +162,9 @@ class Model:
         """Hours on the cells at ``u``'s average current."""
         return self.battery_wh() / (self.average_ua(u) * 1e-6 * self.rail_v)
 
-    def days_asleep(self, wakes_per_hour: float = 60.0) -> float:
-        """Idle storage, paused or on the menu: the floor and a cell
-        reading every minute (BATTERY_MS), in days."""
+    def days_asleep(self, wakes_per_hour: float = 120.0) -> float:
+        """Idle storage, paused or on the menu, were the clock left on: the
+        floor and its cells' two wakes a minute, in days."""
         hour = Usage(ms=3_600_000, wakes=round(wakes_per_hour))
         return self.hours(hour) / 24
 
