@@ -14,6 +14,7 @@ A board provides:
   tenths                True when the faces show tenths (refreshed every 100 ms);
                         the battery board's do not (#22, docs/power.md)
   beep(on, t), say(cue, t), set_volume(0..10), low_battery
+  set_voice(lang)       speak voice.LANGS' lang from the next cue on (docs/voice.md)
   start_serial(app)     feed app.serial_in(byte) from the host's link (usb.Serial),
                         a bounded number of bytes per loop turn
   rebase(d)             the time origin moved d ms later (App.rebase): now() and

@@ -58,8 +58,10 @@ Voice
     ``machine.I2S`` in non-blocking mode: ``irq(callback)`` is set, so
     ``write`` returns at once and the callback runs in scheduler context
     when the DMA IRQ has copied the chunk into the I2S ring (``ibuf``). The
-    callback reads the next ``CHUNK`` of the cue's .pcm from flash into one
-    preallocated buffer and writes it. ``say`` only queues the cue id (a ring
+    callback reads the next ``CHUNK // 4`` bytes of the cue's IMA ADPCM from
+    the language's cue bank (one file, kept open: ``seek`` and ``readinto``
+    allocate nothing), decodes them into one preallocated buffer
+    (``qizhong.adpcm``, plain Python) and writes it. ``say`` only queues the cue id (a ring
     with one writer on each side) and, when nothing plays, schedules a kick.
     Every other change to the voice state happens in scheduler context, where
     callbacks run to completion, so nothing needs locking. After a cue comes
@@ -133,8 +135,8 @@ import micropython
 from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
 from micropython import const
 
+from qizhong import adpcm, voice
 from qizhong import app as A
-from qizhong import voice
 from qizhong.lever import Lever
 from qizhong.monotonic import Monotonic
 
@@ -396,12 +398,17 @@ class Board:
         self._i2s = I2S(0, **self._i2s_config())
         self._i2s_on = True
         self._abuf = bytearray(CHUNK)
-        self._amv = memoryview(self._abuf)
+        self._ibuf = bytearray(CHUNK // 4)  # IMA ADPCM: 4 bits a sample
+        self._dec = adpcm.Decoder()
         self._zeros = bytearray(CHUNK)
+        self._bank = None  # the language's cue bank (voice.BANK), open
+        self._slots = [0] * (2 * voice.SLOTS)  # offset, length per slot
+        self._lang_want = voice.LANGS[voice.lang]  # type: str | None
+        self._swap_cb = self._swap
+        self._left = 0  # ADPCM bytes of the playing cue not read yet
         self._cues = [0] * CUES
         self._qw = 0  # written by say (the loop)
         self._qr = 0  # written by the pump (scheduler)
-        self._file = None
         self._pad = False
         self._playing = False
         self._amp_raw = self._read
@@ -411,6 +418,7 @@ class Board:
         self._kick_cb = self._kick
         self._amp_off_cb = self._amp_off
         self._i2s.irq(self._i2s_done)
+        self._swap(0)  # the bank of the language in use
 
         # Battery.
         self._adc = ADC(pins.BAT_SENSE_ADC)
@@ -775,7 +783,35 @@ class Board:
         except RuntimeError:  # the schedule queue is full: the next poll or cue retries
             pass
 
+    def set_voice(self, lang):
+        """Speak ``lang`` (``voice.LANGS``) from the next cue on: its bank is
+        opened in scheduler context, between cues."""
+        self._lang_want = lang
+        self._schedule(self._swap_cb)
+
     # Scheduler context from here on: each call runs to completion.
+
+    def _swap(self, _):
+        lang = self._lang_want
+        if lang is None or self._left:
+            return  # a cue plays: the next _open_next swaps
+        self._lang_want = None
+        if self._bank is not None:
+            self._bank.close()
+            self._bank = None
+        try:
+            f = open(self._voice_dir + "/" + lang + "/" + voice.BANK, "rb")
+        except OSError:  # no bank: every cue is missing
+            return
+        head = f.read(voice.BANK_HEAD + 4 * len(self._slots))
+        n = voice.SLOTS
+        if head[:4] != voice.MAGIC or head[4] | head[5] << 8 != n:
+            f.close()
+            return
+        for i in range(2 * n):
+            j = voice.BANK_HEAD + 4 * i
+            self._slots[i] = head[j] | head[j + 1] << 8 | head[j + 2] << 16 | head[j + 3] << 24
+        self._bank = f
 
     def _kick(self, _):
         if not self._playing:
@@ -801,10 +837,10 @@ class Board:
         self._amp_off_due = False
 
     def _pump(self):
+        buf = self._abuf
         try:
             while True:
-                f = self._file
-                if f is None:
+                if not self._left:
                     if self._pad:
                         self._pad = False
                         self._i2s.write(self._zeros)
@@ -815,32 +851,42 @@ class Board:
                         self._amp_off_due = True
                         return
                     continue
-                n = f.readinto(self._abuf)
-                if n and self._gain < 256:
-                    scale(self._abuf, n, self._gain)
-                if n:
-                    self._i2s.write(self._abuf if n == CHUNK else self._amv[:n])
-                    return
-                f.close()
-                self._file = None
-                self._pad = True
+                n = self._bank.readinto(self._ibuf)  # type: ignore[union-attr]  # _left: open
+                if n > self._left:
+                    n = self._left  # the next cue's bytes follow in the bank
+                if not n:  # the bank ends early: drop the rest
+                    self._left = 0
+                    self._pad = True
+                    continue
+                self._left -= n
+                m = self._dec.decode_into(self._ibuf, n, buf)
+                for i in range(m, CHUNK):  # a cue's last chunk: silence after it
+                    buf[i] = 0
+                if self._gain < 256:
+                    scale(buf, m, self._gain)
+                self._i2s.write(buf)
+                if not self._left:
+                    self._pad = True
+                return
         except Exception:  # never raise into the loop: drop the cue, go quiet
-            if self._file is not None:
-                self._file.close()
-            self._file = None
+            self._left = 0
             self._pad = False
             self._playing = False
             self._amp_off_due = True
 
     def _open_next(self):
+        if self._lang_want is not None:
+            self._swap(0)
         while self._qr != self._qw:
             cue = self._cues[self._qr]
             self._qr = (self._qr + 1) % CUES
-            try:
-                self._file = open(self._voice_dir + "/" + voice.cue_asset(cue) + ".pcm", "rb")
-            except OSError:  # no sample for this cue (e.g. more than 10 periods left)
-                self.cues_missing += 1
+            i = voice.cue_slot(cue)
+            if self._bank is None or i < 0 or not self._slots[2 * i + 1]:
+                self.cues_missing += 1  # no sample (e.g. more than 10 periods left)
                 continue
+            self._bank.seek(self._slots[2 * i])
+            self._left = self._slots[2 * i + 1]
+            self._dec.reset()
             if not self._playing:
                 self._playing = True
                 self._amp_off_due = False

@@ -9,7 +9,7 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
                   frame | quit | cut N
                   | sync | power
   board -> host   hello sim 1 | idle T D N | wake T D N | sync N | beep T 0|1
-                  | cue T ID | fb I HEX T [TEXT...] | volume T V
+                  | cue T ID | fb I HEX T [TEXT...] | volume T V | voice T LANG
                   | power WAKES SLEPT_MS FRAMES BUS_BYTES FLASH | slept T MS
 
 ``fb`` carries a display's pixels, then each text the firmware drew on it
@@ -443,6 +443,9 @@ class Board:
 
     def set_volume(self, v):
         self._tell("volume %d %d" % (self.now() + self._base, v))
+
+    def set_voice(self, lang):
+        self._tell("voice %d %s" % (self.now() + self._base, lang))
 
     def set_trim(self, ppm):
         self._mono.skew_ppm = ppm

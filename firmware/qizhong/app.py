@@ -12,7 +12,7 @@ one reply each, and every event out with a sequence number; the last
 ``EventLog.SIZE`` events are kept for a host that reconnects.
 """
 
-from . import VERSION, auth, tcspec
+from . import VERSION, auth, tcspec, voice
 from . import clock as C
 from . import proto as P
 from .face import TENTHS_MS, Face
@@ -42,7 +42,8 @@ EV_VOLUME = 19  # arg: the volume now (0: muted)
 EV_TRIM = 20  # arg: ppm
 EV_BOOT = 21  # the clock started
 EV_PAIR = 22  # #8: arg 1 paired (a new key), 0 unpaired
-EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair")
+EV_VOICE = 23  # arg: language * 2 + style (voice.LANGS, voice.STYLES)
+EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair", "voice")
 
 # The standalone setup menu (no computer): pick a preset, then edit its first
 # stage's base and increment with plus/minus; ok steps on, menu leaves.
@@ -50,6 +51,7 @@ MENU_OFF = 0
 MENU_PRESET = 1
 MENU_BASE = 2
 MENU_INC = 3
+MENU_VOICE = 4  # plus or minus on an idle clock: the voice and its count (docs/voice.md)
 MENU_PRESETS = (
     "xq-rapid", "xq-rapid-20", "xq-rapid-25", "xq-rapid-30", "xq-blitz", "xq-blitz-10",
     "xq-count", "sudden-death", "armageddon", "armageddon-black", "go-byoyomi",
@@ -83,6 +85,7 @@ class App:
         self.menu = MENU_OFF
         self.menu_i = 0  # index into MENU_PRESETS
         self.menu_tc = tc
+        self.menu_voice = 0  # MENU_VOICE: language * 2 + style
         # The serial link: frames in, replies and events out, the recent events kept.
         self.dec = P.Decoder()
         self.enc = P.Encoder(EVENT_NAMES)
@@ -244,6 +247,8 @@ class App:
             self.drawn = -1  # #8: pairing took the key (ok x3 starts it, any key ends it)
         elif self.menu:
             self.menu_key(key, t)
+        elif key in (KEY_PLUS, KEY_MINUS) and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
+            self.open_voice_menu()
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             self.menu = MENU_PRESET
             self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
@@ -263,6 +268,9 @@ class App:
 
     def menu_key(self, key, t):
         self.drawn = -1
+        if self.menu == MENU_VOICE:
+            self.voice_menu_key(key, t)
+            return
         if key == KEY_MENU:  # leave, nothing changed
             self.menu = MENU_OFF
             return
@@ -287,6 +295,9 @@ class App:
                 self.note(EV_CONFIG, -1, t, 3)
 
     def draw_menu(self):
+        if self.menu == MENU_VOICE:
+            self.draw_voice_menu()
+            return
         tc = self.menu_tc
         st = tc.stages[0]
         lines = (
@@ -298,6 +309,67 @@ class App:
                 + tcspec.fmt_ms(st.base, False),
                 ("> " if self.menu == MENU_INC else "  ") + "inc " + tcspec.fmt_ms(st.inc),
             ),
+        )
+        for i in (0, 1):
+            fb = self.board.fb[i]
+            fb.fill(0)
+            for row, text in enumerate(lines[i]):
+                fb.text(text, 0, 8 + 16 * row, 1)
+            self.board.show(i)
+
+    # -- the voice (docs/voice.md) ---------------------------------------------
+
+    def set_voice(self, lang, style, t):
+        """Speak ``voice.LANGS[lang]``, counting ``voice.STYLES[style]``.
+        Between games only: a game in play keeps the count it started with."""
+        if self.clock.state in IN_PLAY:
+            raise C.ClockError("the voice changes between games, not in play")
+        voice.use(lang, style)
+        for tc in (self.clock.tc, self.menu_tc):
+            if tc.overtime is not None:
+                tc.overtime.retable()
+        self.board.set_voice(voice.LANGS[lang])
+        self.drawn = -1
+        self.note(EV_VOICE, -1, t, lang * 2 + style)
+
+    def voice_args(self, args, now):
+        """``voice [LANG] [up|down]``: either word, or both, in any order."""
+        lang, style = voice.lang, voice.style
+        if len(args) > 2 or (
+            len(args) == 2 and (args[0] in voice.STYLES) == (args[1] in voice.STYLES)
+        ):
+            raise ValueError("voice [%s] [up|down]" % "|".join(voice.LANGS))
+        for w in args:
+            if w in voice.LANGS:
+                lang = voice.LANGS.index(w)
+            elif w in voice.STYLES:
+                style = voice.STYLES.index(w)
+            else:
+                raise ValueError("voice %s|up|down, not %s" % ("|".join(voice.LANGS), P.show(w)))
+        self.set_voice(lang, style, now)
+        return "ok voice %s %s" % (voice.LANGS[lang], voice.STYLES[style])
+
+    def open_voice_menu(self):
+        self.menu = MENU_VOICE
+        self.menu_voice = voice.lang * 2 + voice.style
+        self.drawn = -1
+
+    def voice_menu_key(self, key, t):
+        """Plus and minus step through language and count; ok takes it, menu leaves."""
+        n = 2 * len(voice.LANGS)
+        if key == KEY_MENU:
+            self.menu = MENU_OFF
+        elif key in (KEY_PLUS, KEY_MINUS):
+            self.menu_voice = (self.menu_voice + (1 if key == KEY_PLUS else -1)) % n
+        elif key in (KEY_OK, KEY_START):
+            self.menu = MENU_OFF
+            self.set_voice(self.menu_voice // 2, self.menu_voice % 2, t)
+
+    def draw_voice_menu(self):
+        v = self.menu_voice
+        lines = (
+            ("VOICE", voice.LANGS[v // 2], "count " + voice.STYLES[v % 2]),
+            ("now " + voice.LANGS[voice.lang], voice.STYLES[voice.style], "+/- ok"),
         )
         for i in (0, 1):
             fb = self.board.fb[i]
@@ -457,6 +529,8 @@ class App:
                 return "ok journal " + ("off" if jr is None else jr.report(self))
             if op == "tc":
                 return "ok tc " + tcspec.format(c.tc)
+            if op == "voice" and not args:  # the voice in use (a query; with words, a change)
+                return "ok voice %s %s" % (voice.LANGS[voice.lang], voice.STYLES[voice.style])
             if op == "mem":  # heap figures: "mem collect" collects first
                 import gc
 
@@ -577,6 +651,8 @@ class App:
             self.board.set_volume(0 if self.muted else self.volume)
             self.note(EV_VOLUME, -1, now, 0 if self.muted else self.volume)
             return "ok mute " + args[0]
+        if op == "voice":  # voice [cmn|yue|ja|ko|en] [up|down] (docs/voice.md)
+            return self.voice_args(args, now)
         if op == "trim":  # trim PPM: the crystal runs this fast (+) or slow (-)
             ppm = number(_arg(args, 0, "trim PPM"), -1000, 1000, "trim PPM")
             self.board.set_trim(ppm)
