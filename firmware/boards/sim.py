@@ -1,36 +1,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The simulated board: the firmware on MicroPython's unix port.
+"""The simulated board: the firmware on MicroPython's unix port (docs/sim.md).
 
-Serial is stdin/stdout (the host puts a pty there, so pyserial sees the same
-bytes as over USB). The physical world is a TCP connection to the host's
-simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
+Serial is stdin/stdout (a pty: pyserial sees the bytes of USB). The world is
+a TCP line protocol with the host's simulator on 127.0.0.1 (QIZHONG_WORLD):
 
-  host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
-                  frame | quit | cut N
-                  | sync | power
+  host -> board   at T | lever L down|up T | key NAME T | tilt T | frame
+                  | quit | cut N | sync | power
   board -> host   hello sim 1 | idle T D N | wake T D N | sync N | beep T 0|1
-                  | cue T ID | fb I HEX T [TEXT...] | volume T V | voice T LANG
+                  | cue T ID | fb I HEX T [X,Y,HEX...] | volume T V | voice T LANG
                   | power WAKES SLEPT_MS FRAMES BUS_BYTES FLASH | slept T MS
 
-``fb`` carries a display's pixels, then each text the firmware drew on it
-since its last fill, as ``X,Y,HEX`` (the UTF-8 text in hex): the terminal
-clock prints the status line, the setup menu and the pairing code as text.
-
-In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
-``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
-deadline, -1 for none; N: the requests the firmware has taken from the
-serial link) once everything due by T has happened. Bytes from the host wake
-the loop, as USB bytes wake the Pico's: it steps and answers ``wake T D N``
-with the deadline the request left (#20). ``sync`` is answered at once with
-``sync N``, without waking the loop: the host then knows which ``wake`` to
-wait for. In real time the board reads ticks_ms, the host's lines arrive when
-they arrive, and the loop sleeps until the deadline, a world line or host bytes.
-
-Flash (#8, docs/journal.md): QIZHONG_FLASH=path is a littlefs image
-(boards/flashfile.py, created blank and formatted if missing) mounted at
-/flash; the journal keeps the clock's state in /flash/state. ``cut N`` puts
-a power cut N bytes of flash writes ahead: the write there is torn and the
-process kills itself. Without QIZHONG_FLASH there is no journal.
+Virtual time (QIZHONG_TIME=virtual): ``at T`` moves the clock; ``idle T D
+N`` (D: next deadline; N: requests taken) answers each line. Host bytes wake
+the loop as USB bytes wake the Pico's (#20): ``wake T D N``; ``sync`` gets
+``sync N`` without a wake. QIZHONG_FLASH: the journal's littlefs image (#8),
+``cut N`` tears a write N bytes ahead. QIZHONG_BOARD=battery: the battery
+board (#22, boards/simglass.py); ``power``: its energy record.
 """
 
 import asyncio
@@ -41,6 +26,7 @@ import time
 
 import framebuf
 
+from boards import simworld
 from boards.usb import Serial
 from qizhong import app as A
 from qizhong.lever import DOWN, UP, Lever
@@ -51,8 +37,6 @@ BOARDS = ("oled", "battery")  # QIZHONG_BOARD: the OLED board (default) or the b
 BATTERY_MS = 60000  # the battery board reads its cells this often (boards/pico.py)
 MEAS_SETTLE_MS = 300  # its divider switched on, then read this much later: two wakes a minute
 OLED_FRAME = 2 + 1024  # bytes on the bus for one OLED frame (address, 0x40, pixels)
-SEGMENT_FRAME = 1 + 4 + 20  # one PCF85176 frame: address, 4 command bytes, the 20-byte RAM
-T_MAX = (1 << 62) - 1  # a world line's T
 STAMP_MAX_AGE_MS = 10000  # real time: an edge older than this is stamped when read
 _TICKS_MASK = 0x3FFFFFFF  # real time: T is the sender's CLOCK_MONOTONIC ms modulo 2**30
 
@@ -75,23 +59,20 @@ class Frame(framebuf.FrameBuffer):
 
 class Board:
     NAME = "sim"
+    # set by simworld.power_init (#22: the board, the energy record)
+    variant: str
+    wakes: int
+    slept_ms: int
+    frames_sent: int
+    bus_bytes: int
+    tenths: bool
+    _battery_at: int
+    _measuring: bool
+    _log_sleeps: bool
 
     def __init__(self):
         self.virtual = (os.getenv("QIZHONG_TIME") or "virtual") == "virtual"
-        self.variant = os.getenv("QIZHONG_BOARD") or "oled"
-        if self.variant not in BOARDS:
-            raise ValueError("QIZHONG_BOARD is oled or battery, not %s" % self.variant[:16])
-        # #22, docs/power.md: what the energy model charges. Every wake of the
-        # loop and the sleep before it, frames that changed (as the Pico's show
-        # sends only those) and their bytes on the bus.
-        self.wakes = 0
-        self.slept_ms = 0
-        self.frames_sent = 0
-        self.bus_bytes = 0
-        self._battery_at = MEAS_SETTLE_MS  # battery board: its next cell wake (read at boot)
-        self._measuring = True  # the divider is on (the next cell wake reads it)
-        self._log_sleeps = os.getenv("QIZHONG_SLEEPS") == "1"  # "slept T MS" at each wake
-        self.tenths = self.variant != "battery"  # #22: the battery board's budget has no tenths
+        simworld.power_init(self, BOARDS, MEAS_SETTLE_MS)
         self.board_id = os.getenv("QIZHONG_ID") or "sim"
         # The simulated crystal runs this many ppm fast (+) or slow (-).
         self.skew_ppm = int(os.getenv("QIZHONG_SKEW_PPM") or "0")
@@ -108,12 +89,12 @@ class Board:
         self._sent_ok = [False, False]
         self.fb: tuple = tuple(Frame(b) for b in self.fb_buf)
         self._glass = self.fb  # the pictures sent to the host
-        if self.variant == "battery":  # #22: two segment glasses, their RAM what the app draws
-            from qizhong import segface
+        self._simglass = None
+        if self.variant == "battery":  # #22: two segment glasses (boards/simglass.py)
+            from boards import simglass
 
-            self.ram = (bytearray(segface.RAM_BYTES), bytearray(segface.RAM_BYTES))
-            self.fb = (segface.SegText(self.ram[0], 0), segface.SegText(self.ram[1], 1))
-            self.faces = (segface.SegFace(self.ram[0]), segface.SegFace(self.ram[1]))
+            self._simglass = simglass
+            simglass.setup(self)
         self.levers = (Lever(), Lever())
         self._kind = [0] * INPUTS
         self._arg = [0] * INPUTS
@@ -137,6 +118,9 @@ class Board:
         self._reader = None  # the task reading world lines
         self._owed = 1  # virtual time: idle lines owed to the host (one after hello)
         self._serial = Serial()
+        self._connect()
+
+    def _connect(self):
         port = int(os.getenv("QIZHONG_WORLD") or "0")
         self._sock = socket.socket()
         self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
@@ -245,8 +229,7 @@ class Board:
                 self._tell("sync %d" % self._requests())
                 continue
             if line.strip() == b"power":  # the energy record (#22), without waking the loop
-                rec = (self.wakes, self.slept_ms, self.frames_sent, self.bus_bytes)
-                self._tell("power %d %d %d %d %s" % (rec + (self.flash_stats(),)))
+                self._tell(simworld.power_line(self))
                 continue
             self._world_line(line)
             self._owed += 1
@@ -269,41 +252,17 @@ class Board:
             self._tell("err world %s: %s" % (e, " ".join(words)[:60]))
 
     def _world_do(self, words):
-        op = words[0]
-        n = len(words)
+        op, arg, t = simworld.parse(words, A.KEY_NAMES)
         if op == "quit" or op == "frame":
-            _arity(n, 1, op)
-            if op == "quit":
-                self.stopped = True
-            else:
-                self._want_frame = True
+            self.stopped = self.stopped or op == "quit"
+            self._want_frame = self._want_frame or op == "frame"
             return
-        if op == "cut":  # a power cut inside a flash write, N bytes ahead (#8)
-            _arity(n, 2, "cut N")
-            nbytes = _int(words[1], 0, 1 << 30, "cut N")
+        if op == "cut":
             if self.flash is None:
                 self._tell("err cut: no flash (QIZHONG_FLASH)")
             else:
-                self.flash.cut_after(nbytes, self._power_off)
+                self.flash.cut_after(arg, self._power_off)
             return
-        lever = key = 0
-        if op == "lever":
-            _arity(n, 4, "lever L down|up T")
-            lever = _int(words[1], 0, 1, "lever L")
-            if words[2] not in ("down", "up"):
-                raise ValueError("lever L down|up T")
-        elif op == "key":
-            _arity(n, 3, "key NAME T")
-            if words[1] not in A.KEY_NAMES[1:]:
-                raise ValueError("no key %s" % words[1][:16])
-            key = A.KEY_NAMES.index(words[1])
-        elif op == "at" or op == "tilt":
-            _arity(n, 2, op + " T")
-        else:
-            raise ValueError("unknown")
-        # T: virtual time, 0 .. 2**62 - 1 ms (a small int on the 64-bit unix port);
-        # real time: 0 (when read) or the sender's CLOCK_MONOTONIC ms mod 2**30 at the edge.
-        t = _int(words[-1], 0, T_MAX, "T")
         if self.virtual:
             if t < self._true:
                 self._tell("err time runs forward: %d < %d" % (t, self._true))
@@ -314,40 +273,20 @@ class Board:
             t = self._stamp(t)
         self._settle(t)
         if op == "lever":
-            edge = self.levers[lever].edge(words[2] == "down", t)
-            if edge == DOWN:
-                self._push(A.IN_LEVER_DOWN, lever, t)
-            elif edge == UP:
-                self._push(A.IN_LEVER_UP, lever, t)
+            edge = self.levers[arg >> 1].edge(arg & 1 == 1, t)
+            if edge:
+                self._push(A.IN_LEVER_DOWN if edge == DOWN else A.IN_LEVER_UP, arg >> 1, t)
         elif op == "key":
-            self._push(A.IN_KEY, key, t)
+            self._push(A.IN_KEY, arg, t)
         elif op == "tilt":
             self._push(A.IN_TILT, 0, t)
 
     def _stamp(self, sent):
-        """Real time: the board's ms for an edge the harness sent at its
-        CLOCK_MONOTONIC ms ``sent`` (mod 2**30; 0: now), as the Pico's IRQ stamps an
-        edge when it happens, not when the loop reads it (#12). The unix
-        port's ticks_ms is CLOCK_MONOTONIC ms too. Never after now, never
-        before the last stamp nor before the instant the clock was last
-        brought up to (as on the Pico, where the loop takes an edge in the
-        pass after the one it happened in)."""
-        now = self._mono.now()
-        if sent:
-            age = (time.ticks_ms() - sent) & _TICKS_MASK
-            if age < STAMP_MAX_AGE_MS:
-                now -= age
-        floor = self._last_stamp
-        if self._app is not None and self._app.clock.now > floor:
-            floor = self._app.clock.now
-        if now < floor:
-            now = floor
-        self._last_stamp = now
-        return now
+        return simworld.stamp(self, sent, STAMP_MAX_AGE_MS, _TICKS_MASK)
 
     def rebase(self, d):
-        """The time origin moved ``d`` ms later (App.rebase). The host keeps
-        its own time: what goes to it is reported in host time (``_base``)."""
+        # The time origin moved d ms later (App.rebase). The host keeps its
+        # own time: what goes to it is reported in host time (_base).
         self._mono.rebase(d)
         self._last_stamp -= d
         self._now -= d
@@ -394,32 +333,16 @@ class Board:
         self._tell("cue %d %d" % (t + self._base, cue))
 
     def show(self, i):
-        src = self.fb_buf[i] if self.variant == "oled" else self.ram[i]
+        glass = self._simglass is not None
+        src = self.ram[i] if glass else self.fb_buf[i]  # type: ignore[attr-defined]
         if not self._sent_ok[i] or self._sent[i][: len(src)] != src:  # what the Pico sends
             self._sent[i][: len(src)] = src
             self._sent_ok[i] = True
             self.frames_sent += 1
-            self.bus_bytes += SEGMENT_FRAME if self.variant == "battery" else OLED_FRAME
-        texts = self.fb[i].texts
-        if self.variant == "battery":  # the glass as a picture, and as words for the terminal
-            from qizhong import segface
-
-            segface.raster(self.ram[i], self._glass[i])
-            t = self.fb[i]
-            shown = bytes(self.ram[i])
-            if t.texts and t.shown == shown:  # a text screen: its two lines as shown
-                big = segface.decode(shown)[3]
-                texts = [w for w in ((0, 8, segface.status_line(shown)), (0, 24, big)) if w[2]]
-            else:
-                texts = _glass_words(segface.decode(shown))
-        self._tell(
-            " ".join(
-                ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)]
-                + ["%d,%d,%s" % (x, y, t.encode().hex()) for x, y, t in texts]
-                if self.variant == "battery"
-                else ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)] + texts
-            )
-        )
+            self.bus_bytes += self._simglass.FRAME if glass else OLED_FRAME  # type: ignore
+        texts = self._simglass.texts(self, i) if glass else self.fb[i].texts  # type: ignore[union-attr]
+        fb = "fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)
+        self._tell(" ".join([fb] + texts))
 
     # -- serial ------------------------------------------------------------------
 
@@ -453,10 +376,10 @@ class Board:
     # -- power (#8) --------------------------------------------------------------
 
     def feed(self):
-        """No watchdog here: the host's Sim.power_cut is the simulated reset."""
+        pass  # no watchdog here: the host's Sim.power_cut is the simulated reset
 
     def keep_alive(self):
-        """After Ctrl-C (pico.py keeps its watchdog fed); nothing to do here."""
+        pass  # after Ctrl-C (pico.py keeps its watchdog fed); nothing to do here
 
     def flash_stats(self):
         return self.flash.stats() if self.flash is not None else "none"
@@ -471,27 +394,5 @@ class Board:
         raise SystemExit(137)  # only if the kill failed
 
 
-def _glass_words(shown):
-    """A glass's status row as the OLED face's texts (x, y, text) at its fields'
-    places (face.py: moves at 2, overtime at 30, state at 72), for the terminal."""
-    moves, ot, state, _, marks = shown
-    words = [(2, 1, moves), (30, 1, ot), (72, 1, state)]
-    words += [(112 + 8 * k, 1, " " + m) for k, m in enumerate(marks) if m != "RUN"]
-    return [w for w in words if w[2]]
-
-
 def _diff(a, b):
     return a - b
-
-
-def _arity(n, want, usage):
-    if n != want:
-        raise ValueError(usage)
-
-
-def _int(word, lo, hi, what):
-    """A world line's number: ASCII digits (and ``-``) in lo..hi, else ValueError."""
-    d = word[1:] if word[:1] == "-" else word
-    if not d or len(d) > 19 or not d.isdigit() or not lo <= int(word) <= hi:
-        raise ValueError("%s is %d..%d" % (what, lo, hi))
-    return int(word)

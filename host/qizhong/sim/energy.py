@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from qizhong.core import voice
 from qizhong.sim.simulator import Sim, repo_root
 
-PCM_BYTES_PER_MS = 16  # the cues: 8 kHz, 16-bit mono (firmware/assets/voice)
 PAD_MS = 64  # one chunk of zeros after each cue (boards/pico.py)
 AMP_HOLD_MS = 400  # the amplifier stays on this long after the last chunk (boards/pico.py)
 BEEP_MS = 2000  # the time-out buzzer (App.BEEP_MS)
@@ -73,18 +72,20 @@ def _fields(u: Usage) -> tuple[int, ...]:
             u.flash_erases, u.cue_ms, u.cues, u.beep_ms)  # fmt: skip
 
 
-_CUE_MS: dict[int, int] = {}
+_CUE_MS: dict[str, int] = {}
 
 
 def cue_ms(cue: int) -> int:
-    """How long a cue sounds: its sample's length (0: no sample, nothing plays)."""
-    if cue not in _CUE_MS:
-        path = os.path.join(repo_root(), "firmware", "assets", "voice", voice.cue_asset(cue))
-        try:
-            _CUE_MS[cue] = os.path.getsize(path + ".pcm") // PCM_BYTES_PER_MS
-        except OSError:
-            _CUE_MS[cue] = 0
-    return _CUE_MS[cue]
+    """How long a cue sounds: its Mandarin sample's duration (the default
+    voice's index.txt; 0: no sample, nothing plays)."""
+    if not _CUE_MS:
+        path = os.path.join(repo_root(), "firmware", "assets", "voice", "cmn", "index.txt")
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                words = line.split("\t")
+                if len(words) >= 3 and not line.startswith("#"):
+                    _CUE_MS[words[0]] = int(words[2])
+    return _CUE_MS.get(voice.cue_asset(cue), 0)
 
 
 @dataclass(frozen=True)
