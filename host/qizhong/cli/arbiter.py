@@ -20,7 +20,7 @@ import selectors
 import signal
 import sys
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from qizhong.cli import clock as cli_clock
 from qizhong.cli.ruleref import see_rules
@@ -127,6 +127,7 @@ class Console:
             "save": self._save,
             "quit": self._quit,
             "resign": lambda a: self._lines(self._resign(self._one(a))),
+            "late": self._late,
         }
         if self.xq is not None:
             xq = self.xq
@@ -191,8 +192,13 @@ class Console:
     def _handle(self, line: str) -> list[str]:
         from qizhong.arbiter.session import ArbiterError
 
-        out = self._poll(0.0)
         text = line.strip()
+        if text.split()[:1] == ["late"]:  # before the events it speaks of are taken
+            try:
+                self._late(text.split()[1:])
+            except ArbiterError as e:
+                return [see_rules("?  %s" % e)]
+        out = self._poll(0.0)
         if not text:
             return [*out, self.status()]
         words = text.split()
@@ -451,6 +457,17 @@ class Console:
             self.copies.add(path)
         return ["   record written to %s" % path]
 
+    def _late(self, args: list[str]) -> list[str]:
+        """``late SEQ``: the clock's events up to SEQ came while no console
+        watched (the hall server's, after its restart): their presses wait for
+        their moves, as on a resumed console."""
+        try:
+            seq = int(args[0])
+        except (IndexError, ValueError):
+            raise _error("late SEQ (a clock event number)") from None
+        self.session.late_upto = max(self.session.late_upto, seq)
+        return []
+
     def _quit(self, args: list[str]) -> list[str]:
         self.done = True
         return []
@@ -551,6 +568,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
     # --date: a date from the command line, its ISO text from a journal
     today = game_date(args.date) if isinstance(args.date, str) else args.date
     today = today or datetime.date.today()
+    configure = bool(getattr(args, "configure", True))  # False: the clock is set up already
     if args.game == "chess":
         return ChessSession(
             clock,
@@ -561,6 +579,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             lang=args.lang,
             strict=not args.late_entry,
             emt=args.emt,
+            configure=configure,
             Event=args.event or "",
             Site=args.site or "",
             Date=today.strftime("%Y.%m.%d"),
@@ -575,6 +594,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             size=args.size,
             komi=args.komi,
             left=args.left or "white",
+            configure=configure,
             black=args.black or "",
             white=args.white or "",
             date=today.isoformat(),
@@ -590,6 +610,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
         knockout=True if args.knockout else None,
         strict=not args.late_entry,
         repetition=args.repetition,
+        configure=configure,
         Event=args.event or "",
         Site=args.site or "",
         Date=today.strftime("%Y.%m.%d"),
@@ -701,29 +722,15 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
             jpath, header["clock"].get("id"), clock.hello.id))  # fmt: skip
     if not actions or actions[0][0] != ["new"]:
         raise ArbiterError("%s: the game never started; remove it to start again" % jpath)
-    ns = argparse.Namespace(**header["args"])
     journal = jr.Journal.reopen(jpath, clock, good)
-    tape = journal.tape
-    last = len(actions) - 1
     # The link starts after the last event the journal has: an action the stop
     # cut short may run on live, and must not be handed the old ones again.
     seen = jr.last_event(actions)
     if seen:
         clock.link.skip_to(seen)
     late = clock.status().seq  # events up to here came while no console watched
-    with journal.replaying(actions[0][1], last == 0):
-        session = make_session(ns, cast("Clock", tape))
-    session.late_upto = late
-    session.hold_record = True
-    console = Console(session, journal=journal)
-    for i, (typed, answers) in enumerate(actions[1:], 1):
-        with journal.replaying(answers, i == last):
-            if typed[0] == "handle":
-                console._handle(str(typed[1]))
-            elif typed[0] == "poll":
-                console._poll(0.0)
-    session.hold_record = False
-    console.done = False  # a `quit` in the journal ended that console, not this one
+    console = replay(header, actions, journal, late)
+    session = console.session
     lines = []
     if header["clock"].get("boot") != clock.hello.boot:
         lines.append("!  the clock restarted since (power): its events since are those it kept")
@@ -738,6 +745,34 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
         jpath, len(session.played), fouls,
         "; " + session.result_text() if session.over else ""))  # fmt: skip
     return console, lines
+
+
+def replay(
+    header: dict[str, Any],
+    actions: list[tuple[list[Any], list[dict[str, Any]]]],
+    journal: Journal,
+    late: int = 0,
+) -> Console:
+    """The console of a journal's game, every action run again on the clock's
+    journaled answers (whichever backend kept them: a file, the hall server's
+    store). ``late``: presses up to this event came while nobody watched."""
+    ns = argparse.Namespace(**header["args"])
+    tape = journal.tape
+    last = len(actions) - 1
+    with journal.replaying(actions[0][1], last == 0):
+        session = make_session(ns, cast("Clock", tape))
+    session.late_upto = late
+    session.hold_record = True
+    console = Console(session, journal=journal)
+    for i, (typed, answers) in enumerate(actions[1:], 1):
+        with journal.replaying(answers, i == last):
+            if typed[0] == "handle":
+                console._handle(str(typed[1]))
+            elif typed[0] == "poll":
+                console._poll(0.0)
+    session.hold_record = False
+    console.done = False  # a `quit` in the journal ended that console, not this one
+    return console
 
 
 def open_console(args: argparse.Namespace, clock: Clock) -> tuple[Console, list[str]]:
@@ -777,6 +812,10 @@ def cmd_arbiter(
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     with cli_clock._clock(args) as clock:
+        from qizhong.server.client import ServerLink
+
+        if isinstance(clock.link, ServerLink):  # the hall server owns it: its game, there
+            return _remote(args, clock.link, stdin, stdout)
         console, lines = open_console(args, clock)
         session = console.session
         game_name = {"go": "Go", "chess": "Chess"}.get(args.game, "Xiangqi")
@@ -802,6 +841,25 @@ def cmd_arbiter(
         finally:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
+
+
+def _remote(args: argparse.Namespace, link: Any, stdin: IO[str], stdout: IO[str]) -> int:
+    """The console as a client of the hall server's session of this board."""
+    from qizhong.cli.remote import RemoteConsole
+
+    remote = RemoteConsole(link)
+    for line in remote.open(args):
+        print(line, file=stdout)
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return run_terminal(cast("Console", remote), stdin, stdout)
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
