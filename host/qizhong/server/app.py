@@ -739,7 +739,7 @@ async def _beat(hall: Hall) -> None:
     nothing for a few beats marks its times stale (docs/server.md)."""
     while True:
         await asyncio.sleep(hall.beat_s)
-        hall._send_all("beat", json.dumps({"type": "beat"}))  # one waiting a page at most
+        hall._send_all("beat", validate.dumps({"type": "beat"}))  # one waiting a page at most
 
 
 _COMMAND_WORDS = ("help", "start", "pause", "resume", "foul", "penalty", "knock", "draw", "win",
