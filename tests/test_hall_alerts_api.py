@@ -108,3 +108,35 @@ def test_a_heartbeat_out_of_range_is_refused(tmp_path, capsys):
         assert server_main.main(args) == 2
         assert "--heartbeat: 0.1 to 60 seconds" in capsys.readouterr().err
     assert not (tmp_path / "h.sqlite").exists()  # refused before anything was made
+
+
+def test_another_servers_knock_alert_keeps_the_named_knocker():
+    """A board state from another server (over the broker) is rebuilt from the
+    schema: the knock's named knocker and bonus survive it, out-of-range ones
+    are refused (#20 item 5 with #21 item 4)."""
+    from qizhong.server import validate
+
+    view = {
+        "server": "hall-b",
+        "clock_id": "c1",
+        "no": 2,
+        "game": "xiangqi",
+        "players": ["A", "B"],
+        "link": "up",
+        "state": "knocked",
+        "run": 0,
+        "left": [60000, 60000],
+        "t": 0,
+        "now": 0,
+        "moves": [1, 1],
+        "result": -1,
+        "flag": [False, False],
+        "knocker": 0,
+        "alerts": [{"id": 1, "kind": "knock", "side": 0, "knocker": 0, "bonus": 60000}],
+    }
+    out = validate.remote_view(view, "c1", "http://10.0.0.2:8080/")
+    assert out["knocker"] == 0
+    assert out["alerts"][0]["knocker"] == 0 and out["alerts"][0]["bonus"] == 60000
+    view["alerts"][0]["knocker"] = 5
+    with pytest.raises(validate.Invalid):
+        validate.remote_view(view, "c1", "http://10.0.0.2:8080/")
