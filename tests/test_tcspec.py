@@ -303,3 +303,17 @@ def test_sgf_reads_kgs_style():
 def test_time_control_repr_shows_the_spec():
     assert repr(tcspec.parse("15m+10s")) == "TimeControl('15m+10s')"
     assert timecontrol.TIMING_NAMES[tcspec.parse("3m hourglass").timing] == "hourglass"
+
+
+@settings(max_examples=200, deadline=None)
+@given(time_controls())
+def test_display_lines_are_the_whole_spec_never_cut(tc):
+    # #24: the setup menu shows a control a stage a line, at most 16 characters.
+    lines = tcspec.format_lines(tc)
+    assert "".join(lines).replace(" ", "") == tcspec.format(tc).replace(" ", "")
+    assert all(0 < len(line) <= 16 for line in lines)
+
+
+def test_the_fide_preset_is_shown_a_stage_a_line():
+    tc = tcspec.parse("fide")
+    assert tcspec.format_lines(tc) == ("40/90m+30s", ":30m+30s")

@@ -267,8 +267,10 @@ class App:
             self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
         elif self.menu == MENU_BASE and step:
             st.base = min(C.MAX_MS, max(BASE_STEP, st.base + step * BASE_STEP))  # #12
-        elif self.menu == MENU_INC and step:
-            st.inc = min(C.MAX_MS, max(0, st.inc + step * INC_STEP))
+        elif self.menu == MENU_INC and step:  # #24: the increment of every stage
+            inc = min(C.MAX_MS, max(0, st.inc + step * INC_STEP))
+            for s in tc.stages:
+                s.inc = inc
         elif key in (KEY_OK, KEY_START):
             if self.menu == MENU_PRESET:
                 self.menu = MENU_BASE
@@ -283,7 +285,7 @@ class App:
         tc = self.menu_tc
         st = tc.stages[0]
         lines = (
-            ("SETUP", MENU_PRESETS[self.menu_i], tcspec.format(tc)[:16]),
+            ("SETUP", MENU_PRESETS[self.menu_i]) + tcspec.format_lines(tc),
             (
                 ("> " if self.menu == MENU_PRESET else "  ") + "preset",
                 ("> " if self.menu == MENU_BASE else "  ")
@@ -295,8 +297,10 @@ class App:
         for i in (0, 1):
             fb = self.board.fb[i]
             fb.fill(0)
-            for row, text in enumerate(lines[i]):
-                fb.text(text, 0, 8 + 16 * row, 1)
+            rows = lines[i]
+            gap = 16 if len(rows) <= 3 else 9  # a long control: a stage a row, never cut (#24)
+            for row, text in enumerate(rows):
+                fb.text(text, 0, (8 if gap == 16 else 0) + gap * row, 1)
             self.board.show(i)
 
     # -- outputs ---------------------------------------------------------------

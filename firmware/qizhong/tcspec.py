@@ -296,6 +296,52 @@ def fmt_ms(ms, seconds=True):
 
 def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
     """The canonical spec of a ``TimeControl``."""
+    return " ".join(_parts(tc))
+
+
+def format_lines(tc, width=16):
+    """The canonical spec as display lines of at most ``width`` characters
+    (#24: a long control is never cut): a stage a line (the second on
+    prefixed ``:``, as the spec writes it), then each clause. A longer part
+    breaks at a space, before a ``+`` or after a ``/``."""
+    out = []
+    for part in _parts(tc, True):
+        pieces = []  # (text, space before it)
+        word = ""
+        for ch in part:
+            if ch == " ":
+                pieces.append((word, False))
+                word = ""
+                pieces.append(("", True))
+            elif ch == "+" and word:
+                pieces.append((word, False))
+                word = "+"
+            else:
+                word += ch
+                if ch == "/":
+                    pieces.append((word, False))
+                    word = ""
+        pieces.append((word, False))
+        line = ""
+        space = False
+        for text, sep in pieces:
+            if sep:
+                space = True
+                continue
+            if not text:
+                continue
+            add = (" " if space and line else "") + text
+            if line and len(line) + len(add) > width:
+                out.append(line)
+                line = text
+            else:
+                line += add
+            space = False
+        out.append(line)
+    return tuple(out)
+
+
+def _parts(tc, split_stages=False):
     parts = []
     if tc.timing == HOURGLASS:
         parts.append(fmt_ms(tc.stages[0].base, False) + " hourglass")
@@ -308,7 +354,11 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
             if st.inc:
                 s += "+" + fmt_ms(st.inc)
             stages.append(s)
-        parts.append(":".join(stages))
+        if split_stages:
+            parts.append(stages[0])
+            parts.extend(":" + s for s in stages[1:])
+        else:
+            parts.append(":".join(stages))
     if tc.timing == BRONSTEIN:
         parts.append("bronstein " + fmt_ms(tc.delay))
     elif tc.timing == DELAY:
@@ -332,7 +382,7 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
         parts.append("record " + (fmt_ms(tc.record, False) if tc.record else "off"))
     if tc.freeze is not None:
         parts.append("flag freeze" if tc.freeze else "flag run")
-    return " ".join(parts)
+    return parts
 
 
 # -- presets -------------------------------------------------------------------
