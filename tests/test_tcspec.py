@@ -43,14 +43,24 @@ SEC = 1000
             0,
         ),
         (
-            "40/5400+30:1800+30",  # PGN spelling of the same
-            [Stage(90 * MIN, 30 * SEC, 40), Stage(30 * MIN, 30 * SEC)],
-            FISCHER,
-            0,
+            "40/120, SD/30 d5",  # US notation: bare base times are minutes (#24)
+            [Stage(120 * MIN, 0, 40), Stage(30 * MIN)],
+            DELAY,
+            5 * SEC,
             None,
             0,
         ),
-        ("1200+10", [Stage(20 * MIN, 10 * SEC)], FISCHER, 0, None, 0),
+        ("G/60;inc30", [Stage(60 * MIN, 30 * SEC)], FISCHER, 0, None, 0),
+        ("G/90+30", [Stage(90 * MIN, 30 * SEC)], FISCHER, 0, None, 0),
+        (
+            "40/90:30 delay 5",
+            [Stage(90 * MIN, 0, 40), Stage(30 * MIN)],
+            DELAY,
+            5 * SEC,
+            None,
+            0,
+        ),
+        ("5m d5s", [Stage(5 * MIN)], DELAY, 5 * SEC, None, 0),
         ("5m bronstein 3s", [Stage(5 * MIN)], BRONSTEIN, 3 * SEC, None, 0),
         ("5m delay 5s", [Stage(5 * MIN)], DELAY, 5 * SEC, None, 0),
         ("3m hourglass", [Stage(3 * MIN)], HOURGLASS, 0, None, 0),
@@ -70,8 +80,8 @@ def test_parse(text, stages, timing, delay, overtime, handicap):
 @pytest.mark.parametrize(
     "text, canonical",
     [
-        ("1200+10", "20m+10s"),
-        ("40/5400+30:1800+30", "40/90m+30s:30m+30s"),
+        ("G/60;inc30", "60m+30s"),
+        ("40/120, SD/30 d5", "40/2h:30m delay 5s"),
         ("60m byoyomi 3x60s", "60m byoyomi 3x60s"),
         ("2h", "2h"),
         ("90s", "90s"),
@@ -140,6 +150,12 @@ def test_tc9_threshold_defaults_to_3_minutes():
         ("10m flag stop", "expected flag freeze or flag run", 5),
         ("10m record 500ms", "the recording threshold is 1s or more, or off", 5),
         ("red -40%", "expected the base time", 1),
+        ("90+30", "ambiguous: 90m+30s (minutes, as US arbiters write it) or 90s+30s", 1),
+        ("40/90:30", "ambiguous: 40/90m:30m (minutes, as US arbiters write it) or 40/90s:30s", 4),
+        ("40/5400+30:1800+30", "or 40/90m+30s:30m+30s (seconds, as PGN writes it)", 4),
+        ("G/60;inc30+10s", "unexpected '+'", 11),
+        ("G/60+10s inc 10s", "the increment is given twice", 10),
+        ("5m d5s delay 5s", "'delay' given twice", 8),
     ],
 )
 def test_bad_specs_say_what_and_where(text, message, column):
@@ -317,3 +333,25 @@ def test_display_lines_are_the_whole_spec_never_cut(tc):
 def test_the_fide_preset_is_shown_a_stage_a_line():
     tc = tcspec.parse("fide")
     assert tcspec.format_lines(tc) == ("40/90m+30s", ":30m+30s")
+
+
+@pytest.mark.parametrize(
+    "pgn, canonical",
+    [
+        ("1200+10", "20m+10s"),
+        ("40/5400+30:1800+30", "40/90m+30s:30m+30s"),
+        ("*180", "3m hourglass"),
+    ],
+)
+def test_pgn_values_are_seconds_through_from_pgn(pgn, canonical):
+    # #24: our own parse refuses a bare base as ambiguous; a PGN tag is read as PGN.
+    assert tcspec.format(tcspec.from_pgn(pgn)) == canonical
+
+
+@pytest.mark.parametrize(
+    "text, how",
+    [("G/90+30", "us"), ("40/90:30 delay 5", "us"), ("*180", "pgn"), ("15m+10s", ""),
+     ("5m d5s", "")],
+)  # fmt: skip
+def test_reading_says_which_notation(text, how):
+    assert tcspec.reading(text) == how

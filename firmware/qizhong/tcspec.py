@@ -52,11 +52,16 @@ def _digit(ch):
 
 
 class _Reader:
-    def __init__(self, text):
+    def __init__(self, text, bare=1000):
         self.orig = text
         low = text.lower()
         self.text = low if len(low) == len(text) else text  # units and words are case-blind
         self.i = 0
+        # A bare base time's unit: 60000 (US notation: minutes), 1000 (PGN:
+        # seconds), 0 (ours: ambiguous; read as seconds and noted in bare_at).
+        self.bare = bare
+        self.bare_at = -1
+        self.us = False  # a US form was seen (G/, SD/, d5, inc30)
 
     def fail(self, msg, pos=-1):
         raise SpecError(msg, self.orig, self.i if pos < 0 else pos)
@@ -100,8 +105,9 @@ class _Reader:
         self.i = j
         return v
 
-    def duration(self, what):
-        """``1h30m``, ``90s``, ``500ms``; a bare number is seconds (PGN)."""
+    def duration(self, what, base=False):
+        """``1h30m``, ``90s``, ``500ms``; a bare number is seconds, or for a
+        ``base`` time the reader's ``bare`` unit (#24)."""
         start = self.i
         if not _digit(self.peek()):
             self.fail("expected %s, such as 10m or 30s" % what)
@@ -121,26 +127,79 @@ class _Reader:
             if not unit:
                 if at != start:
                     self.fail("a unit is missing", at)
-                unit = 1000  # PGN: seconds
+                unit = 1000  # an increment, delay or period: seconds in every reading
+                if base and n:
+                    if self.bare:
+                        unit = self.bare
+                    elif self.bare_at < 0:
+                        self.bare_at = at
             if unit >= last:
                 self.fail("units go from large to small, as in 1h30m", at)
             last = unit
             total += n * unit
             if total > _MAX_MS:
                 self.fail("%s is too long" % what, start)
-            if unit == 1000 and at == start and not self.text[at : self.i].endswith("s"):
-                break
+            if at == start and not self.text[at : self.i].endswith(("s", "m", "h")):
+                break  # a bare number stands alone
         return total
 
 
 def parse(text):
-    """Parse a spec (or a preset name) into a ``TimeControl``."""
+    """Parse a spec (or a preset name) into a ``TimeControl``.
+
+    A bare base time (``40/90:30``) is ambiguous in our notation: minutes
+    as US arbiters write it, seconds as PGN does. It is read as minutes when
+    the spec is in US notation (``G/``, ``SD/``, ``d5``, ``inc30``, or a delay,
+    which PGN cannot say); otherwise refused with both readings (#24)."""
     if not isinstance(text, str):
         raise SpecError("a time control is text", "", 0)
     key = text.strip().lower()
     if key in PRESETS:
         return parse(PRESETS[key][0])
-    r = _Reader(text)
+    r = _Reader(text, 0)
+    tc = _parse(r)
+    if r.bare_at < 0:
+        return tc
+    if r.us or tc.timing in (BRONSTEIN, DELAY):
+        return _parse(_Reader(text, 60000))
+    us = format(_parse(_Reader(text, 60000)))
+    pgn = format(_parse(_Reader(text, 1000)))
+    raise SpecError(
+        "a time without its unit is ambiguous: %s (minutes, as US arbiters write it)"
+        " or %s (seconds, as PGN writes it); write the units" % (us, pgn),
+        text,
+        r.bare_at,
+    )
+
+
+def reading(text):
+    """How ``parse`` reads ``text``: "us" (bare base times are minutes),
+    "pgn" (``*180``: seconds) or "" (every time has its unit)."""
+    if not isinstance(text, str) or text.strip().lower() in PRESETS:
+        return ""
+    r = _Reader(text, 0)
+    tc = _parse(r)
+    if r.bare_at < 0:
+        return "pgn" if text.strip().startswith("*") else ""
+    return "us" if r.us or tc.timing in (BRONSTEIN, DELAY) else ""
+
+
+def _stage_next(r):
+    # After a stage: ":" (ours), or US style a comma and a stage, or "SD/", "G/".
+    if r.take(":"):
+        return True
+    pos = r.i
+    r.skip()
+    t = r.text
+    if t.startswith("sd/", r.i) or t.startswith("g/", r.i):
+        return True
+    if r.i > pos and "," in t[pos : r.i] and _digit(r.peek()) and "/" in t[r.i : r.i + 4]:
+        return True
+    r.i = pos
+    return False
+
+
+def _parse(r):
     r.skip()
     if r.done():
         r.fail("empty time control")
@@ -148,13 +207,21 @@ def parse(text):
     timing = FISCHER
     delay = 0
     if r.take("*"):  # PGN sandclock: "*180"
-        stages.append(Stage(r.duration("the hourglass time")))
+        r.bare = r.bare or 1000
+        stages.append(Stage(r.duration("the hourglass time", True)))
         timing = HOURGLASS
     else:
         while True:
             pos = r.i
             moves = 0
-            if _digit(r.peek()):
+            for us in ("sd/", "g/"):  # US: sudden death, game in
+                if r.text.startswith(us, r.i):
+                    r.i += len(us)
+                    r.us = True
+                    break
+            if r.i > pos:
+                pass
+            elif _digit(r.peek()):
                 moves = r.int("a move count")
                 if r.take("/"):
                     if not 1 <= moves <= 999:
@@ -162,12 +229,12 @@ def parse(text):
                 else:
                     moves = 0
                     r.i = pos
-            base = r.duration("the base time")
+            base = r.duration("the base time", True)
             inc = r.duration("the increment") if r.take("+") else 0
             if stages and stages[-1].moves == 0:
                 r.fail("only the last stage may leave out its move count", pos)
             stages.append(Stage(base, inc, moves))
-            if not r.take(":"):
+            if not _stage_next(r):
                 break
     overtime = None  # type: Overtime | None
     handicap = 0
@@ -179,11 +246,21 @@ def parse(text):
         w = r.word()
         if not w:
             r.fail("unexpected %r: after the stages come words such as count or byoyomi" % r.peek())
+        if w == "d":  # US: d5 is delay 5s
+            w = "delay"
+            r.us = True
         if w in seen:
             r.fail("%r given twice" % w, pos)
         seen.append(w)
         r.skip()
-        if w in ("bronstein", "delay", "hourglass"):
+        if w == "inc":  # US: G/60;inc30 - the increment of every stage
+            r.us = True
+            inc = r.duration("the increment")
+            for st in stages:
+                if st.inc:
+                    r.fail("the increment is given twice", pos)
+                st.inc = inc
+        elif w in ("bronstein", "delay", "hourglass"):
             if timing != FISCHER:
                 r.fail("only one of bronstein, delay or hourglass", pos)
             if w == "hourglass":
@@ -451,7 +528,7 @@ def from_pgn(text):
     for ch in text:
         if ch not in "0123456789/+:*":
             raise SpecError("not a PGN TimeControl", text, text.index(ch))
-    return parse(text)
+    return _parse(_Reader(text, 1000))  # PGN: every bare number is seconds
 
 
 def to_sgf(tc):

@@ -15,12 +15,14 @@ from qizhong.core.tcspec import (
     from_pgn,
     from_sgf,
     parse,
+    reading,
     to_pgn,
     to_sgf,
 )
 from qizhong.core.timecontrol import BRONSTEIN, DELAY, HOURGLASS, TimeControl
 
 __all__ = [
+    "FORMS",
     "PRESETS",
     "SpecError",
     "TimeControl",
@@ -30,6 +32,8 @@ __all__ = [
     "from_pgn",
     "from_sgf",
     "parse",
+    "parse_tag",
+    "reading",
     "spec_of",
     "suggest",
     "tcspec",
@@ -89,6 +93,43 @@ def suggest(text: str) -> str:
     if near:
         return "unknown preset %r, did you mean %s?" % (word, near[0])
     return "unknown preset %r (`qizhong presets` lists them)" % word
+
+
+# Every form the reader takes, with what it means (``qizhong tc`` prints them).
+FORMS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("15m+10s",), "15 minutes each, 10 seconds added after every move (Fischer)"),
+    (("1h30m", "90s", "500ms"), "durations: h, m, s, ms, largest first"),
+    (("40/90m+30s:30m+30s",), "stages: 40 moves in 90 minutes, then 30 minutes; +30 s a move"),
+    (("40/2h",), "a last stage with a move count repeats: 40 moves every 2 hours"),
+    (("5m delay 5s", "5m d5s"), "simple (US) delay: the clock waits 5 s before it runs each move"),
+    (("5m bronstein 3s",), "Bronstein delay: the time a move used comes back, up to 3 s"),
+    (("3m hourglass", "*180"), "hourglass: what the mover uses, the opponent gains"),
+    (("20m count 10s [grace 500ms]",), "Xiangqi count: then each move within 10 s (TC-5)"),
+    (("60m byoyomi 3x60s",), "byo-yomi: then 3 periods of 60 s (TC-6)"),
+    (("60m canadian 15/10m",), "Canadian: then 15 moves in every 10 minutes (TC-7)"),
+    (
+        ("10m+5s red -40%", "black +40%"),
+        "Red's time cut, or Black's raised, by a percentage (TC-4)",
+    ),
+    (("record 5m", "record off"), "the recording-optional threshold (TC-9; default 3m)"),
+    (("flag freeze", "flag run"), "after a flag, stop both clocks or let play go on"),
+    (("G/60;inc30", "G/90+30"), "US notation: game in 60 minutes, +30 s a move"),
+    (("40/120, SD/30 d5",), "US notation: 40 moves in 120 min, then 30 min; delay 5 s"),
+    (("40/90:30 delay 5",), "bare base times with a delay: US notation, so minutes"),
+    (("90+30",), "refused: 90 minutes (US) or 90 seconds (PGN)? write the units"),
+    (("xq-rapid", "fide", "..."), "a preset's name (qizhong presets)"),
+)
+
+
+def parse_tag(text: str) -> TimeControl:
+    """A record's ``TimeControl`` value: PGN's own (``900+10``: seconds,
+    ``from_pgn``) or a spec (``20m count 10s``)."""
+    value = text.strip()
+    if value and all(ch in "0123456789/+:*" for ch in value):
+        tc = from_pgn(value)
+        if tc is not None:
+            return tc
+    return parse(value)
 
 
 def game_of(tc: TimeControl) -> str:
