@@ -12,6 +12,7 @@ from qizhong.core.timecontrol import (
     DELAY,
     FISCHER,
     HOURGLASS,
+    UPCOUNT,
     ByoYomi,
     Canadian,
     Count,
@@ -125,7 +126,15 @@ def test_tc9_threshold_defaults_to_3_minutes():
         ("30m1h", "units go from large to small", 4),
         ("40/", "expected the base time", 4),
         ("0/90m", "a stage has 1 to 999 moves", 1),
-        ("90m:30m", "only the last stage may leave out its move count", 5),
+        ("40/90m:30m:10m", "a stage to the first flag comes before any with a move count", 12),
+        ("10m+5s:5m+d5s hourglass", "an increment cannot be combined with hourglass", 1),
+        ("10m cap 20m", "a cap limits a Fischer increment", 1),
+        ("10m+5s cap 5m", "the cap is at least the base", 1),
+        ("10m+5s second 4m red -40%", "either a side's own time or a handicap", 1),
+        ("10m warn 500ms", "the warning threshold is 1s or more", 5),
+        ("10m warn 2m voice", "a spoken warning is at 1m", 5),
+        ("upcount byoyomi 3x30s", "an upcount has no overtime", 1),
+        ("10m second 0s", "a side's base is 1s to 100h", 5),
         ("10m foo", "unknown word 'foo'", 5),
         ("10m count", "expected the count period", 10),
         ("10m count 90s", "the count period is 1s to 60s", 5),
@@ -204,21 +213,28 @@ whole_s = st.integers(1, 3 * 3600).map(lambda s: s * 1000)
 
 @st.composite
 def time_controls(draw):
-    timing = draw(st.sampled_from([FISCHER, BRONSTEIN, DELAY, HOURGLASS]))
+    timing = draw(st.sampled_from([FISCHER, BRONSTEIN, DELAY, HOURGLASS, UPCOUNT]))
+    if timing == UPCOUNT:  # TC-13: nothing else to it but the display settings
+        record = draw(st.sampled_from([180000, 0, 60000]))
+        return TimeControl([Stage(0)], UPCOUNT, record=record)
     n = 1 if timing == HOURGLASS else draw(st.integers(1, 3))
+    at_flag = n > 1 and draw(st.booleans())  # TC-10: stages to the first flag
     stages = []
     for i in range(n):
         last = 0 if timing == HOURGLASS else draw(st.sampled_from([0, 0, 40]))
-        moves = draw(st.integers(1, 999)) if i < n - 1 else last
-        inc = draw(st.integers(0, 60000)) if timing == FISCHER else 0
-        stages.append(Stage(draw(durations), inc, moves))
+        moves = 0 if at_flag and i < n - 1 else draw(st.integers(1, 999)) if i < n - 1 else last
+        own = -1 if timing == HOURGLASS else draw(st.sampled_from([-1, -1, BRONSTEIN, DELAY]))
+        how = timing if own < 0 else own  # TC-11: a stage's own method
+        inc = draw(st.integers(0, 60000)) if how == FISCHER else 0
+        own_delay = draw(st.integers(1, 30000)) if own >= 0 else 0
+        stages.append(Stage(draw(durations), inc, moves, own, own_delay))
     delay = draw(st.integers(1, 30000)) if timing in (BRONSTEIN, DELAY) else 0
     overtime = draw(
         st.one_of(
             st.none(),
             st.builds(Count, st.integers(1, 60).map(lambda s: s * 1000), st.integers(0, 5000)),
             st.builds(ByoYomi, st.integers(1, 99), whole_s),
-            st.builds(Canadian, st.integers(1, 999), whole_s),
+            st.builds(Canadian, st.integers(1, 999), whole_s, st.booleans()),
         )
     )
     if timing == HOURGLASS:
@@ -226,7 +242,17 @@ def time_controls(draw):
     handicap = draw(st.sampled_from([0, -40, 40, -1, 90]))
     record = draw(st.sampled_from([180000, 0, 60000, 1500, 1000]))
     freeze = draw(st.sampled_from([None, True, False]))
-    return TimeControl(stages, timing, delay, overtime, handicap, record, freeze)
+    warn = draw(st.sampled_from([0, 0, 60000, 30000, 90000]))
+    voice = warn in (60000, 30000) and draw(st.booleans())
+    first = second = cap = 0
+    if not handicap and draw(st.booleans()):  # TC-16
+        first, second = draw(st.sampled_from([(0, 240000), (360000, 0), (60000, 7200000)]))
+    top = max(stages[0].base, first, second)
+    if timing == FISCHER and any(s.inc for s in stages) and draw(st.booleans()):  # TC-14
+        cap = top + draw(st.integers(0, 600000))
+    return TimeControl(
+        stages, timing, delay, overtime, handicap, record, freeze, cap, warn, voice, first, second
+    )
 
 
 @settings(max_examples=300, deadline=None)

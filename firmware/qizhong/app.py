@@ -36,12 +36,12 @@ SIDE_NAMES = ("red", "black")
 SLOW_FACE = (tcspec.HOURGLASS, tcspec.DELAY)  # faces not simply counting down: refresh often
 
 # The app's own events, after the clock core's (clock.EV_*).
-EV_CONFIG = 17  # arg: 0 config, 1 override, 2 new game, 3 the setup menu
-EV_LEVERS = 18  # side: whose lever is the left one
-EV_VOLUME = 19  # arg: the volume now (0: muted)
-EV_TRIM = 20  # arg: ppm
-EV_BOOT = 21  # the clock started
-EV_PAIR = 22  # #8: arg 1 paired (a new key), 0 unpaired
+EV_CONFIG = 18  # arg: 0 config, 1 override, 2 new game, 3 the setup menu
+EV_LEVERS = 19  # side: whose lever is the left one
+EV_VOLUME = 20  # arg: the volume now (0: muted)
+EV_TRIM = 21  # arg: ppm
+EV_BOOT = 22  # the clock started
+EV_PAIR = 23  # #8: arg 1 paired (a new key), 0 unpaired
 EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair")
 
 # The standalone setup menu (no computer): pick a preset, then edit its first
@@ -65,6 +65,7 @@ SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and
 
 class App:
     BEEP_MS = 2000  # TC-8: the time-out buzzer sounds this long
+    WARN_MS = 300  # TC-15: the low-time warning's beep
     REFRESH_MS = 100  # display refresh while running (tenths under 20 s)
     SINCE_MAX = 64  # events replayed per "since": a burst the USB buffer and the loop can bear
     REBASE_MS = 1 << 29  # #12: now this far from the origin (6.2 days): move the origin
@@ -183,7 +184,10 @@ class App:
         if self.menu or c.state != C.RUNNING or c.run < 0:
             return -1
         ms = c.left(c.run, now)
-        if ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE:
+        if c.tc.timing == tcspec.UPCOUNT:  # TC-13: the next whole second up
+            return now + 1000 - ms % 1000
+        s = c.sides[c.run]
+        if ms < TENTHS_MS + 1000 or s.ot or c.tc.timing_of(s.stage) in SLOW_FACE:
             return now + self.REFRESH_MS
         return now + ms % 1000 + 1
 
@@ -324,6 +328,8 @@ class App:
             if kind == C.EV_CUE:
                 if not self.muted:
                     b.say(c.ev_arg, t)
+            elif kind == C.EV_WARN:
+                self.warn(t)
             elif kind == C.EV_FLAG or kind == C.EV_KNOCK:
                 if 0 <= self.beep_until <= t:  # the last beep ended before this one
                     b.beep(False, self.beep_until)
@@ -339,6 +345,19 @@ class App:
                 jr.save(self)
             for seq in range(first, log.last + 1):
                 b.write_n(self.enc.buf, log.encode(self.enc, seq))
+
+    def warn(self, t):
+        """TC-15: the low-time warning, spoken or a short beep (the flag's
+        buzzer, when it sounds, wins)."""
+        tc = self.clock.tc
+        if tc.warn_voice:
+            if not self.muted:
+                self.board.say(tcspec.warn_cue(tc.warn), t)
+        elif self.beep_until < t:
+            if self.beep_until >= 0:
+                self.board.beep(False, self.beep_until)
+            self.board.beep(True, t)
+            self.beep_until = t + self.WARN_MS
 
     # -- the serial link (docs/protocol.md) ----------------------------------------
 

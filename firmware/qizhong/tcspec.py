@@ -15,12 +15,15 @@ so ``40/5400+30:1800+30`` parses too. ``parse`` raises ``SpecError`` with the
 column of the mistake; ``format(parse(x))`` is canonical and parses back.
 """
 
+from . import voice
 from .timecontrol import (
     BRONSTEIN,
     DELAY,
     FISCHER,
     HOURGLASS,
+    MAX_MS,
     RECORD_MS,
+    UPCOUNT,
     ByoYomi,
     Canadian,
     Count,
@@ -155,7 +158,7 @@ def parse(text):
         raise SpecError("a time control is text", "", 0)
     key = text.strip().lower()
     if key in PRESETS:
-        return parse(PRESETS[key][0])
+        text = PRESETS[key][0]
     r = _Reader(text, 0)
     tc = _parse(r)
     if r.bare_at < 0:
@@ -210,6 +213,10 @@ def _parse(r):
         r.bare = r.bare or 1000
         stages.append(Stage(r.duration("the hourglass time", True)))
         timing = HOURGLASS
+    elif r.text.startswith("upcount", r.i):  # TC-13: no stages, the clocks count up
+        r.word()
+        stages.append(Stage(0))
+        timing = UPCOUNT
     else:
         while True:
             pos = r.i
@@ -230,16 +237,32 @@ def _parse(r):
                     moves = 0
                     r.i = pos
             base = r.duration("the base time", True)
-            inc = r.duration("the increment") if r.take("+") else 0
-            if stages and stages[-1].moves == 0:
-                r.fail("only the last stage may leave out its move count", pos)
-            stages.append(Stage(base, inc, moves))
+            inc = 0
+            st_timing = -1  # TC-11: +d5s, +b3s give this stage its own method
+            st_delay = 0
+            if r.take("+"):
+                how = r.peek()
+                if how in ("d", "b") and _digit(r.text[r.i + 1 : r.i + 2]):
+                    r.i += 1
+                    st_timing = DELAY if how == "d" else BRONSTEIN
+                    st_delay = r.duration("the delay")
+                    if st_delay <= 0:
+                        r.fail("the delay must be positive", pos)
+                else:
+                    inc = r.duration("the increment")
+            if stages and stages[-1].moves == 0 and any(st.moves for st in stages):
+                r.fail("a stage to the first flag comes before any with a move count", pos)
+            stages.append(Stage(base, inc, moves, st_timing, st_delay))
             if not _stage_next(r):
                 break
     overtime = None  # type: Overtime | None
     handicap = 0
     record = RECORD_MS
     freeze = None
+    cap = 0
+    warn = 0
+    warn_voice = False
+    own = [0, 0]  # TC-16: first, second
     seen = []
     while not r.done():
         pos = r.i
@@ -301,7 +324,11 @@ def _parse(r):
                 period = r.duration("the block time")
                 if not 1 <= n <= 999 or period < 1000:
                     r.fail("Canadian is 1 to 999 moves in at least 1s", pos)
-                overtime = Canadian(n, period)
+                r.skip()
+                reset = r.text.startswith("reset", r.i)  # TC-12: each block afresh
+                if reset:
+                    r.word()
+                overtime = Canadian(n, period, reset)
         elif w in ("red", "black"):
             sign = r.peek()
             if sign not in "+-" or not sign:
@@ -330,22 +357,63 @@ def _parse(r):
             if how not in ("freeze", "run"):
                 r.fail("expected flag freeze or flag run", pos)
             freeze = how == "freeze"
+        elif w == "cap":  # TC-14
+            cap = r.duration("the cap")
+        elif w == "warn":  # TC-15
+            warn = r.duration("the warning threshold")
+            if warn < 1000:
+                r.fail("the warning threshold is 1s or more", pos)
+            r.skip()
+            if r.text.startswith("voice", r.i):
+                r.word()
+                warn_voice = True
+                if warn_cue(warn) < 0:
+                    r.fail("a spoken warning is at 1m, 10s, 20s, 30s, 40s, 50s, 55s or 58s", pos)
+        elif w in ("first", "second"):  # TC-16
+            t = r.duration("the base time")
+            if not 1000 <= t <= MAX_MS:
+                r.fail("a side's base is 1s to 100h", pos)
+            own[w == "second"] = t
         else:
             r.fail("unknown word %r" % w, pos)
-    if timing != FISCHER and any(st.inc for st in stages):
-        r.fail(
-            "an increment cannot be combined with %s"
-            % ("bronstein", "delay", "hourglass")[timing - 1],
-            0,
-        )
+    for st in stages:
+        how = timing if st.timing < 0 else st.timing
+        if how != FISCHER and st.inc:
+            r.fail(
+                "an increment cannot be combined with %s"
+                % ("bronstein", "delay", "hourglass", "upcount")[how - 1],
+                0,
+            )
+    if timing in (HOURGLASS, UPCOUNT) and any(st.timing >= 0 for st in stages):
+        r.fail("a stage's own delay needs stages of main time", 0)
+    if cap and (timing != FISCHER or not any(st.inc for st in stages)):
+        r.fail("a cap limits a Fischer increment: give one (15m+10s cap 20m)", 0)
+    if cap and cap < max(stages[0].base, own[0], own[1]):
+        r.fail("the cap is at least the base", 0)
+    if (own[0] or own[1]) and handicap:
+        r.fail("either a side's own time or a handicap", 0)
+    if timing == UPCOUNT and (overtime is not None or own[0] or own[1] or handicap or warn):
+        r.fail("an upcount has no overtime, handicap, warning or side times", 0)
     if timing == HOURGLASS and (len(stages) > 1 or stages[0].moves):
         r.fail("an hourglass has one stage and no move count", 0)
     if timing == HOURGLASS and overtime is not None:
         r.fail("an hourglass has no overtime", 0)
     for st in stages:
-        if st.base <= 0 and (overtime is None or len(stages) > 1):
+        if st.base <= 0 and (overtime is None or len(stages) > 1) and timing != UPCOUNT:
             r.fail("a stage needs time", 0)
-    return TimeControl(stages, timing, delay, overtime, handicap, record, freeze)
+    return TimeControl(
+        stages, timing, delay, overtime, handicap, record, freeze, cap, warn, warn_voice,
+        own[0], own[1],
+    )  # fmt: skip
+
+
+def warn_cue(ms):
+    """The voice cue that says a TC-15 threshold (1m: "1分", 30s: "30秒"), or -1."""
+    if ms == 60000:
+        return voice.MIN1
+    if ms % 1000 == 0 and ms // 1000 in (10, 20, 30, 40, 50, 55, 58):
+        return voice.SEC + ms // 1000
+    return -1
 
 
 def fmt_ms(ms, seconds=True):
@@ -422,6 +490,8 @@ def _parts(tc, split_stages=False):
     parts = []
     if tc.timing == HOURGLASS:
         parts.append(fmt_ms(tc.stages[0].base, False) + " hourglass")
+    elif tc.timing == UPCOUNT:
+        parts.append("upcount")
     else:
         stages = []
         for st in tc.stages:
@@ -430,6 +500,8 @@ def _parts(tc, split_stages=False):
                 s = "%d/%s" % (st.moves, s)
             if st.inc:
                 s += "+" + fmt_ms(st.inc)
+            if st.timing == DELAY or st.timing == BRONSTEIN:  # TC-11
+                s += "+" + ("d" if st.timing == DELAY else "b") + fmt_ms(st.delay)
             stages.append(s)
         if split_stages:
             parts.append(stages[0])
@@ -450,7 +522,8 @@ def _parts(tc, split_stages=False):
         elif ot.kind == "byoyomi":
             parts.append("byoyomi %dx%s" % (ot.count, fmt_ms(ot.period)))
         else:
-            parts.append("canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False)))
+            s = "canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False))
+            parts.append(s + " reset" if ot.reset_blocks else s)
     if tc.handicap < 0:
         parts.append("red -%d%%" % -tc.handicap)
     elif tc.handicap > 0:
@@ -459,6 +532,14 @@ def _parts(tc, split_stages=False):
         parts.append("record " + (fmt_ms(tc.record, False) if tc.record else "off"))
     if tc.freeze is not None:
         parts.append("flag freeze" if tc.freeze else "flag run")
+    if tc.cap:
+        parts.append("cap " + fmt_ms(tc.cap, False))
+    if tc.warn:
+        parts.append("warn " + fmt_ms(tc.warn, False) + (" voice" if tc.warn_voice else ""))
+    if tc.first:
+        parts.append("first " + fmt_ms(tc.first, False))
+    if tc.second:
+        parts.append("second " + fmt_ms(tc.second, False))
     return parts
 
 
@@ -479,6 +560,21 @@ PRESETS = {
         "10m+5s black +40%",
         "Knock-out decider, Black's base raised by 40 % (TC-4)",
     ),
+    "armageddon-chess": (
+        "5m+2s second 4m",
+        "Chess Armageddon: White 5 min, Black 4 min, +2 s; a draw is Black's win (TC-16, CH-6)",
+    ),
+    "go-canadian-reset": (
+        "60m canadian 25/10m reset",
+        "Go, 60 min then 25 moves in every 10 min, each block afresh (TC-12)",
+    ),
+    "league": ("75m:15m", "75 min, then 15 min more for both at the first flag (TC-10)"),
+    "fide-delay": (
+        "40/90m:30m+d30s",
+        "90 min for 40 moves, then 30 min with a 30 s delay in the last stage only (TC-11)",
+    ),
+    "fischer-cap": ("10m+10s cap 10m", "10 min +10 s a move, never above 10 min (TC-14)"),
+    "upcount": ("upcount", "Both clocks count up; no flag (TC-13)"),
     "go-byoyomi": ("60m byoyomi 3x60s", "Go, 60 min then 3 byo-yomi periods of 60 s (TC-6)"),
     "go-byoyomi-30": ("30m byoyomi 5x30s", "Go, 30 min then 5 periods of 30 s (TC-6b)"),
     "go-canadian": ("60m canadian 15/10m", "Go, 60 min then 15 moves per 10 min (TC-7)"),
@@ -502,7 +598,16 @@ def to_pgn(tc):
 
     Raises ValueError for what PGN cannot say (delays, overtime, sub-seconds).
     """
-    if tc.overtime is not None or tc.timing in (BRONSTEIN, DELAY) or tc.handicap:
+    if (
+        tc.overtime is not None
+        or tc.timing in (BRONSTEIN, DELAY, UPCOUNT)
+        or tc.handicap
+        or tc.cap
+        or tc.first
+        or tc.second
+        or any(st.timing >= 0 for st in tc.stages)
+        or any(not st.moves for st in tc.stages[:-1])  # TC-10: no flag stages in PGN
+    ):
         raise ValueError("PGN TimeControl cannot express %r" % format(tc))
     for st in tc.stages:
         if st.base % 1000 or st.inc % 1000:
@@ -533,7 +638,16 @@ def from_pgn(text):
 
 def to_sgf(tc):
     """SGF ``(TM, OT)`` values: main time in seconds and the overtime text."""
-    if len(tc.stages) > 1 or tc.timing != FISCHER or tc.handicap:
+    if (
+        len(tc.stages) > 1
+        or tc.timing != FISCHER
+        or tc.handicap
+        or tc.cap
+        or tc.first
+        or tc.second
+        or tc.stages[0].timing >= 0
+        or (tc.overtime is not None and tc.overtime.kind == "canadian" and tc.overtime.reset_blocks)
+    ):
         raise ValueError("SGF TM/OT cannot express %r" % format(tc))
     st = tc.stages[0]
     tm = "%d" % (st.base // 1000) if st.base % 1000 == 0 else "%.3f" % (st.base / 1000)

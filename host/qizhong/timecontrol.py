@@ -19,7 +19,7 @@ from qizhong.core.tcspec import (
     to_pgn,
     to_sgf,
 )
-from qizhong.core.timecontrol import BRONSTEIN, DELAY, HOURGLASS, TimeControl
+from qizhong.core.timecontrol import BRONSTEIN, DELAY, HOURGLASS, UPCOUNT, TimeControl
 
 __all__ = [
     "FORMS",
@@ -152,15 +152,29 @@ def spec_of(tc: TimeControl) -> str:
 def describe(tc: TimeControl) -> list[str]:
     """What an arbiter reads before the game (EQ-6), one line per rule."""
     lines = []
-    for i, st in enumerate(tc.stages):
+    if tc.timing == UPCOUNT:
+        lines.append("Upcount: both clocks count up from 0 and never flag (TC-13)")
+    n = 0 if tc.timing == UPCOUNT else len(tc.stages)
+    for i, st in enumerate(tc.stages[:n]):
         head = "Stage %d: " % (i + 1) if len(tc.stages) > 1 else "Main time: "
         moves = "%d moves in " % st.moves if st.moves else ""
         line = "%s%s%s" % (head, moves, fmt_ms(st.base))
         if st.inc:
             line += ", +%s after every move" % fmt_ms(st.inc)
+        if st.timing == DELAY:
+            line += ", simple delay %s in this stage (TC-11)" % fmt_ms(st.delay)
+        elif st.timing == BRONSTEIN:
+            line += ", Bronstein delay %s in this stage (TC-11)" % fmt_ms(st.delay)
         if st.moves and i == len(tc.stages) - 1:
             line += " (repeats)"
+        if not st.moves and i < len(tc.stages) - 1:
+            line += ", until the first flag: then both sides get the next stage (TC-10)"
         lines.append(line)
+    if tc.first or tc.second:
+        lines.append("Own times (TC-16): the first mover starts with %s, the second with %s"
+                     % (fmt_ms(tc.base_for(0)), fmt_ms(tc.base_for(1))))  # fmt: skip
+    if tc.cap:
+        lines.append("An increment never takes main time above %s (TC-14)" % fmt_ms(tc.cap))
     if tc.timing == BRONSTEIN:
         lines.append("Bronstein delay: time used is given back after each move, up to %s"
                      % fmt_ms(tc.delay))  # fmt: skip
@@ -182,8 +196,14 @@ def describe(tc: TimeControl) -> list[str]:
             )
         else:
             lines.append(
-                "Then Canadian: %d moves in %s, unused time carries over (TC-7)"
-                % (ot.moves, fmt_ms(ot.period))
+                "Then Canadian: %d moves in %s, %s"
+                % (
+                    ot.moves,
+                    fmt_ms(ot.period),
+                    "each block afresh (TC-12)"
+                    if ot.reset_blocks
+                    else "unused time carries over (TC-7)",
+                )
             )
     if tc.handicap < 0:
         lines.append("Red's base is cut by %d%%: Red starts with %s (TC-4)"
@@ -191,8 +211,12 @@ def describe(tc: TimeControl) -> list[str]:
     elif tc.handicap > 0:
         lines.append("Black's base is raised by %d%%: Black starts with %s (TC-4)"
                      % (tc.handicap, fmt_ms(tc.base_for(1))))  # fmt: skip
-    if tc.record:
+    if tc.warn:
+        lines.append("A warning %s when main time shows under %s (TC-15)"
+                     % ("is spoken" if tc.warn_voice else "beeps", fmt_ms(tc.warn)))  # fmt: skip
+    if tc.record and tc.timing != UPCOUNT:
         lines.append("Moves need not be recorded once a clock shows under %s (TC-9)"
                      % fmt_ms(tc.record))  # fmt: skip
-    lines.append("After a flag both clocks %s" % ("stop" if tc.freezes() else "keep running"))
+    if tc.timing != UPCOUNT:
+        lines.append("After a flag both clocks %s" % ("stop" if tc.freezes() else "keep running"))
     return lines
