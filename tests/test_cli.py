@@ -13,7 +13,7 @@ from qizhong.core import tcspec
 def test_presets_lists_every_preset(capsys):
     assert cli.main(["presets"]) == 0
     out = capsys.readouterr().out
-    for name, (spec, _) in tcspec.PRESETS.items():
+    for name, spec in tcspec.PRESETS.items():
         assert name in out and spec in out
 
 

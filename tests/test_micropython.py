@@ -49,7 +49,7 @@ def test_rule_table_passes_on_micropython(micropython):
 def test_steady_state_allocates_nothing(micropython):
     r = run_mp(micropython, "heap_check.py")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "heap: 10 passed, 0 failed" in r.stdout
+    assert "heap: 17 passed, 0 failed" in r.stdout
 
 
 def test_event_frames_allocate_nothing(micropython):
@@ -58,10 +58,12 @@ def test_event_frames_allocate_nothing(micropython):
     assert "proto: 2 passed, 0 failed" in r.stdout
 
 
-def test_core_runs_in_a_64k_heap(micropython, tmp_path):
-    # Compiled with mpy-cross (as deployed), the core plays in a 64 KB heap;
+def test_core_runs_in_a_72k_heap(micropython, tmp_path):
+    # Compiled with mpy-cross (as deployed), the core plays in a 72 KB heap;
     # the Pico has about 190 KB. From source, compiling alone needs ~128 KB.
+    # (#24's modes and US notation took it from under 64 KB to 66 KB, measured
+    # with `micropython -X heapsize=66k tests/mp/heap_check.py` on .mpy files.)
     firmware = build_mpy(micropython, tmp_path)
-    r = run_mp(micropython, "heap_check.py", "-X", "heapsize=64k", firmware=firmware)
+    r = run_mp(micropython, "heap_check.py", "-X", "heapsize=72k", firmware=firmware)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "heap: 10 passed, 0 failed" in r.stdout
+    assert "heap: 17 passed, 0 failed" in r.stdout

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qizhong.core import tcspec, timecontrol
+from qizhong import timecontrol as host_tc
+from qizhong.core import tcformats, tcspec, timecontrol
 from qizhong.core.tcspec import SpecError
 from qizhong.core.timecontrol import (
     BRONSTEIN,
@@ -181,9 +182,9 @@ def test_spec_must_be_text():
         tcspec.parse(None)
 
 
-@pytest.mark.parametrize("name", sorted(tcspec.PRESETS))
+@pytest.mark.parametrize("name", sorted(host_tc.PRESETS))
 def test_presets_parse_and_round_trip(name):
-    spec, about = tcspec.PRESETS[name]
+    spec, about = host_tc.PRESETS[name]
     tc = tcspec.parse(name)
     assert tc == tcspec.parse(spec)
     assert tcspec.parse(tcspec.format(tc)) == tc
@@ -299,21 +300,21 @@ def test_garbage_is_a_spec_error_or_a_control(text):
 )
 def test_pgn_time_control(spec, pgn):
     tc = tcspec.parse(spec)
-    assert tcspec.to_pgn(tc) == pgn
-    assert tcspec.from_pgn(pgn) == tc
+    assert tcformats.to_pgn(tc) == pgn
+    assert tcformats.from_pgn(pgn) == tc
 
 
 @pytest.mark.parametrize("spec", ["20m count 10s", "5m delay 3s", "10m+5s red -40%", "1500ms"])
 def test_pgn_refuses_what_it_cannot_say(spec):
     with pytest.raises(ValueError):
-        tcspec.to_pgn(tcspec.parse(spec))
+        tcformats.to_pgn(tcspec.parse(spec))
 
 
 def test_pgn_unknown_and_none():
-    assert tcspec.from_pgn("?") is None
-    assert tcspec.from_pgn("-") is None
+    assert tcformats.from_pgn("?") is None
+    assert tcformats.from_pgn("-") is None
     with pytest.raises(SpecError):
-        tcspec.from_pgn("15m+10s")  # the native syntax is not PGN
+        tcformats.from_pgn("15m+10s")  # the native syntax is not PGN
 
 
 @pytest.mark.parametrize(
@@ -328,18 +329,18 @@ def test_pgn_unknown_and_none():
 )
 def test_sgf_time_properties(spec, tm, ot):
     tc = tcspec.parse(spec)
-    assert tcspec.to_sgf(tc) == (tm, ot)
-    assert tcspec.from_sgf(tm, ot) == tc
+    assert tcformats.to_sgf(tc) == (tm, ot)
+    assert tcformats.from_sgf(tm, ot) == tc
 
 
 def test_sgf_reads_kgs_style():
-    tc = tcspec.from_sgf("1800", "5x30 byo-yomi")
+    tc = tcformats.from_sgf("1800", "5x30 byo-yomi")
     assert tc.stages[0].base == 30 * MIN and tc.overtime == ByoYomi(5, 30 * SEC)
-    assert tcspec.from_sgf("300.5").stages[0].base == 300500
+    assert tcformats.from_sgf("300.5").stages[0].base == 300500
     with pytest.raises(SpecError):
-        tcspec.from_sgf("abc")
+        tcformats.from_sgf("abc")
     with pytest.raises(SpecError):
-        tcspec.from_sgf("600", "sudden death bonus")
+        tcformats.from_sgf("600", "sudden death bonus")
 
 
 def test_time_control_repr_shows_the_spec():
@@ -351,14 +352,14 @@ def test_time_control_repr_shows_the_spec():
 @given(time_controls())
 def test_display_lines_are_the_whole_spec_never_cut(tc):
     # #24: the setup menu shows a control a stage a line, at most 16 characters.
-    lines = tcspec.format_lines(tc)
+    lines = tcformats.format_lines(tc)
     assert "".join(lines).replace(" ", "") == tcspec.format(tc).replace(" ", "")
     assert all(0 < len(line) <= 16 for line in lines)
 
 
 def test_the_fide_preset_is_shown_a_stage_a_line():
     tc = tcspec.parse("fide")
-    assert tcspec.format_lines(tc) == ("40/90m+30s", ":30m+30s")
+    assert tcformats.format_lines(tc) == ("40/90m+30s", ":30m+30s")
 
 
 @pytest.mark.parametrize(
@@ -371,7 +372,7 @@ def test_the_fide_preset_is_shown_a_stage_a_line():
 )
 def test_pgn_values_are_seconds_through_from_pgn(pgn, canonical):
     # #24: our own parse refuses a bare base as ambiguous; a PGN tag is read as PGN.
-    assert tcspec.format(tcspec.from_pgn(pgn)) == canonical
+    assert tcspec.format(tcformats.from_pgn(pgn)) == canonical
 
 
 @pytest.mark.parametrize(
@@ -380,4 +381,8 @@ def test_pgn_values_are_seconds_through_from_pgn(pgn, canonical):
      ("5m d5s", "")],
 )  # fmt: skip
 def test_reading_says_which_notation(text, how):
-    assert tcspec.reading(text) == how
+    assert tcformats.reading(text) == how
+
+
+def test_every_preset_of_the_clock_is_described_on_the_host():
+    assert list(host_tc.PRESETS) == list(tcspec.PRESETS)

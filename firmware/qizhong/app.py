@@ -44,20 +44,10 @@ EV_BOOT = 22  # the clock started
 EV_PAIR = 23  # #8: arg 1 paired (a new key), 0 unpaired
 EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair")
 
-# The standalone setup menu (no computer): pick a preset, then edit its first
-# stage's base and increment with plus/minus; ok steps on, menu leaves.
+# The standalone setup menu (no computer): firmware/qizhong/menu.py, docs/menu.md.
 MENU_OFF = 0
-MENU_PRESET = 1
-MENU_BASE = 2
-MENU_INC = 3
-MENU_PRESETS = (
-    "xq-rapid", "xq-rapid-20", "xq-rapid-25", "xq-rapid-30", "xq-blitz", "xq-blitz-10",
-    "xq-count", "sudden-death", "armageddon", "armageddon-black", "go-byoyomi",
-    "go-byoyomi-30", "go-canadian", "fide", "rapid", "blitz", "bronstein", "us-delay",
-    "hourglass",
-)  # fmt: skip
-BASE_STEP = 60000  # ms per plus/minus on the base
-INC_STEP = 1000  # ms per plus/minus on the increment
+MENU_ON = 1
+SLOTS = 5  # the user slots (menu.SLOTS)
 
 
 SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and the journal
@@ -79,8 +69,9 @@ class App:
         self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
         self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
         self.menu = MENU_OFF
-        self.menu_i = 0  # index into MENU_PRESETS
-        self.menu_tc = tc
+        self.setup = None  # the open menu.Menu
+        self.game = 0  # the menu's game (menu.GAMES), kept for the next opening
+        self.slots = [""] * SLOTS  # the user slots' specs, kept in flash (menu.SLOTS)
         # The serial link: frames in, replies and events out, the recent events kept.
         self.dec = P.Decoder()
         self.enc = P.Encoder(EVENT_NAMES)
@@ -106,6 +97,7 @@ class App:
         if b.state_dir:  # #8: come back from a power cut or a watchdog reset
             self.journal = Journal(b.state_dir)
             restored = self.journal.start(self)
+            self.load_slots()
         self.note(EV_BOOT, -1, b.now(), restored)
         b.start_serial(self)
         while not b.stopped:
@@ -242,8 +234,13 @@ class App:
         elif self.menu:
             self.menu_key(key, t)
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
-            self.menu = MENU_PRESET
-            self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
+            try:  # loaded when first opened: the boot heap stays as it was
+                from . import menu
+
+                self.setup = menu.Menu(self.slots, self.game)
+            except MemoryError:  # no room now: the clock goes on, the key does nothing
+                return
+            self.menu = MENU_ON
             self.drawn = -1
         elif key == KEY_START:
             if c.state == C.IDLE:
@@ -260,52 +257,64 @@ class App:
 
     def menu_key(self, key, t):
         self.drawn = -1
-        if key == KEY_MENU:  # leave, nothing changed
+        m = self.setup
+        if key == KEY_MENU or m is None:  # leave, nothing changed
             self.menu = MENU_OFF
             return
         step = 1 if key == KEY_PLUS else -1 if key == KEY_MINUS else 0
-        tc = self.menu_tc
-        st = tc.stages[0]
-        if self.menu == MENU_PRESET and step:
-            self.menu_i = (self.menu_i + step) % len(MENU_PRESETS)
-            self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
-        elif self.menu == MENU_BASE and step:
-            st.base = min(C.MAX_MS, max(BASE_STEP, st.base + step * BASE_STEP))  # #12
-        elif self.menu == MENU_INC and step:  # #24: the increment of every stage
-            inc = min(C.MAX_MS, max(0, st.inc + step * INC_STEP))
-            for s in tc.stages:
-                s.inc = inc
-        elif key in (KEY_OK, KEY_START):
-            if self.menu == MENU_PRESET:
-                self.menu = MENU_BASE
-            elif self.menu == MENU_BASE and tc.timing == tcspec.FISCHER:
-                self.menu = MENU_INC
-            else:  # done: the clock takes the edited control
-                self.menu = MENU_OFF
-                self.clock.configure(tc, t, False)
-                self.note(EV_CONFIG, -1, t, 3)
+        if m.key(step, key == KEY_OK) or key == KEY_START:
+            tc = m.result()
+            if tc is None:
+                return  # the error shows; the menu stays
+            self.menu = MENU_OFF
+            self.game = m.game
+            if m.save:
+                self.save_slots()
+            self.clock.configure(tc, t, False)
+            self.note(EV_CONFIG, -1, t, 3)
 
     def draw_menu(self):
-        tc = self.menu_tc
-        st = tc.stages[0]
-        lines = (
-            ("SETUP", MENU_PRESETS[self.menu_i]) + tcspec.format_lines(tc),
-            (
-                ("> " if self.menu == MENU_PRESET else "  ") + "preset",
-                ("> " if self.menu == MENU_BASE else "  ")
-                + "base "
-                + tcspec.fmt_ms(st.base, False),
-                ("> " if self.menu == MENU_INC else "  ") + "inc " + tcspec.fmt_ms(st.inc),
-            ),
-        )
+        """The menu's rows (menu.Menu.lines), as text on each display."""
+        m = self.setup
         for i in (0, 1):
             fb = self.board.fb[i]
             fb.fill(0)
-            rows = lines[i]
+            rows = m.lines(i) if m is not None else ()
             gap = 16 if len(rows) <= 3 else 9  # a long control: a stage a row, never cut (#24)
             for row, text in enumerate(rows):
                 fb.text(text, 0, (8 if gap == 16 else 0) + gap * row, 1)
             self.board.show(i)
+
+    # -- the user slots (#24: five, in flash) ------------------------------------------
+
+    def load_slots(self):
+        """The user slots from ``state_dir/slots``: a spec a line. A line that
+        does not parse is dropped (an empty slot), never trusted."""
+        try:
+            with open(self.board.state_dir + "/slots") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            return
+        for i in range(SLOTS):
+            text = lines[i].strip() if i < len(lines) else ""
+            try:
+                self.slots[i] = tcspec.format(tcspec.parse(text)) if text else ""
+            except tcspec.SpecError:
+                self.slots[i] = ""
+
+    def save_slots(self):
+        """Write the slots whole to a new file, then put it in place."""
+        d = self.board.state_dir
+        if not d:
+            return  # no flash: the slots last until the power goes
+        import os
+
+        try:
+            with open(d + "/slots.new", "w") as f:
+                f.write("\n".join(self.slots) + "\n")
+            os.rename(d + "/slots.new", d + "/slots")
+        except OSError:
+            pass  # the clock runs on; the slot is kept until the power goes
 
     # -- outputs ---------------------------------------------------------------
 

@@ -158,7 +158,7 @@ def parse(text):
         raise SpecError("a time control is text", "", 0)
     key = text.strip().lower()
     if key in PRESETS:
-        text = PRESETS[key][0]
+        text = PRESETS[key]
     r = _Reader(text, 0)
     tc = _parse(r)
     if r.bare_at < 0:
@@ -173,18 +173,6 @@ def parse(text):
         text,
         r.bare_at,
     )
-
-
-def reading(text):
-    """How ``parse`` reads ``text``: "us" (bare base times are minutes),
-    "pgn" (``*180``: seconds) or "" (every time has its unit)."""
-    if not isinstance(text, str) or text.strip().lower() in PRESETS:
-        return ""
-    r = _Reader(text, 0)
-    tc = _parse(r)
-    if r.bare_at < 0:
-        return "pgn" if text.strip().startswith("*") else ""
-    return "us" if r.us or tc.timing in (BRONSTEIN, DELAY) else ""
 
 
 def _stage_next(r):
@@ -444,48 +432,6 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
     return " ".join(_parts(tc))
 
 
-def format_lines(tc, width=16):
-    """The canonical spec as display lines of at most ``width`` characters
-    (#24: a long control is never cut): a stage a line (the second on
-    prefixed ``:``, as the spec writes it), then each clause. A longer part
-    breaks at a space, before a ``+`` or after a ``/``."""
-    out = []
-    for part in _parts(tc, True):
-        pieces = []  # (text, space before it)
-        word = ""
-        for ch in part:
-            if ch == " ":
-                pieces.append((word, False))
-                word = ""
-                pieces.append(("", True))
-            elif ch == "+" and word:
-                pieces.append((word, False))
-                word = "+"
-            else:
-                word += ch
-                if ch == "/":
-                    pieces.append((word, False))
-                    word = ""
-        pieces.append((word, False))
-        line = ""
-        space = False
-        for text, sep in pieces:
-            if sep:
-                space = True
-                continue
-            if not text:
-                continue
-            add = (" " if space and line else "") + text
-            if line and len(line) + len(add) > width:
-                out.append(line)
-                line = text
-            else:
-                line += add
-            space = False
-        out.append(line)
-    return tuple(out)
-
-
 def _parts(tc, split_stages=False):
     parts = []
     if tc.timing == HOURGLASS:
@@ -545,142 +491,31 @@ def _parts(tc, split_stages=False):
 
 # -- presets -------------------------------------------------------------------
 
-# name: (spec, what it is)
+# name: spec (what each is: qizhong.timecontrol.PRESETS, on the host)
 PRESETS = {
-    "xq-rapid": ("15m+10s", "Xiangqi rapid, 15 min +10 s a move (TC-1)"),
-    "xq-rapid-20": ("20m+10s", "Xiangqi rapid, 20 min +10 s a move (TC-1)"),
-    "xq-rapid-25": ("25m+10s", "Xiangqi rapid, 25 min +10 s a move (TC-1)"),
-    "xq-rapid-30": ("30m+10s", "Xiangqi rapid, 30 min +10 s a move (TC-1)"),
-    "xq-blitz": ("5m+5s", "Xiangqi blitz 超快棋, 5 min +5 s a move (TC-2)"),
-    "xq-blitz-10": ("10m+5s", "Xiangqi blitz 超快棋, 10 min +5 s a move (TC-2)"),
-    "xq-count": ("20m count 10s", "20 min, then 10 s a move with the voice count (TC-5)"),
-    "sudden-death": ("30m", "Sudden death 包干制, 30 min, no increment (TC-3)"),
-    "armageddon": ("10m+5s red -40%", "Knock-out decider, Red's base cut by 40 % (TC-4)"),
-    "armageddon-black": (
-        "10m+5s black +40%",
-        "Knock-out decider, Black's base raised by 40 % (TC-4)",
-    ),
-    "armageddon-chess": (
-        "5m+2s second 4m",
-        "Chess Armageddon: White 5 min, Black 4 min, +2 s; a draw is Black's win (TC-16, CH-6)",
-    ),
-    "go-canadian-reset": (
-        "60m canadian 25/10m reset",
-        "Go, 60 min then 25 moves in every 10 min, each block afresh (TC-12)",
-    ),
-    "league": ("75m:15m", "75 min, then 15 min more for both at the first flag (TC-10)"),
-    "fide-delay": (
-        "40/90m:30m+d30s",
-        "90 min for 40 moves, then 30 min with a 30 s delay in the last stage only (TC-11)",
-    ),
-    "fischer-cap": ("10m+10s cap 10m", "10 min +10 s a move, never above 10 min (TC-14)"),
-    "upcount": ("upcount", "Both clocks count up; no flag (TC-13)"),
-    "go-byoyomi": ("60m byoyomi 3x60s", "Go, 60 min then 3 byo-yomi periods of 60 s (TC-6)"),
-    "go-byoyomi-30": ("30m byoyomi 5x30s", "Go, 30 min then 5 periods of 30 s (TC-6b)"),
-    "go-canadian": ("60m canadian 15/10m", "Go, 60 min then 15 moves per 10 min (TC-7)"),
-    "fide": (
-        "40/90m+30s:30m+30s",
-        "FIDE classical: 90 min for 40 moves, then 30 min, +30 s from move 1",
-    ),
-    "rapid": ("15m+10s", "Chess rapid, 15 min +10 s"),
-    "blitz": ("3m+2s", "Chess blitz, 3 min +2 s"),
-    "bronstein": ("5m bronstein 3s", "5 min, Bronstein delay 3 s"),
-    "us-delay": ("5m delay 5s", "5 min, simple (US) delay 5 s"),
-    "hourglass": ("3m hourglass", "Hourglass, 3 min each"),
+    "xq-rapid": "15m+10s",
+    "xq-rapid-20": "20m+10s",
+    "xq-rapid-25": "25m+10s",
+    "xq-rapid-30": "30m+10s",
+    "xq-blitz": "5m+5s",
+    "xq-blitz-10": "10m+5s",
+    "xq-count": "20m count 10s",
+    "sudden-death": "30m",
+    "armageddon": "10m+5s red -40%",
+    "armageddon-black": "10m+5s black +40%",
+    "armageddon-chess": "5m+2s second 4m",
+    "go-can-reset": "60m canadian 25/10m reset",
+    "league": "75m:15m",
+    "fide-delay": "40/90m:30m+d30s",
+    "fischer-cap": "10m+10s cap 10m",
+    "upcount": "upcount",
+    "go-byoyomi": "60m byoyomi 3x60s",
+    "go-byoyomi-30": "30m byoyomi 5x30s",
+    "go-canadian": "60m canadian 15/10m",
+    "fide": "40/90m+30s:30m+30s",
+    "rapid": "15m+10s",
+    "blitz": "3m+2s",
+    "bronstein": "5m bronstein 3s",
+    "us-delay": "5m delay 5s",
+    "hourglass": "3m hourglass",
 }
-
-
-# -- other formats ---------------------------------------------------------------
-
-
-def to_pgn(tc):
-    """PGN TimeControl (``1200+10``, ``40/5400+30:1800+30``, ``*180``).
-
-    Raises ValueError for what PGN cannot say (delays, overtime, sub-seconds).
-    """
-    if (
-        tc.overtime is not None
-        or tc.timing in (BRONSTEIN, DELAY, UPCOUNT)
-        or tc.handicap
-        or tc.cap
-        or tc.first
-        or tc.second
-        or any(st.timing >= 0 for st in tc.stages)
-        or any(not st.moves for st in tc.stages[:-1])  # TC-10: no flag stages in PGN
-    ):
-        raise ValueError("PGN TimeControl cannot express %r" % format(tc))
-    for st in tc.stages:
-        if st.base % 1000 or st.inc % 1000:
-            raise ValueError("PGN TimeControl counts whole seconds")
-    if tc.timing == HOURGLASS:
-        return "*%d" % (tc.stages[0].base // 1000)
-    out = []
-    for st in tc.stages:
-        s = "%d" % (st.base // 1000)
-        if st.moves:
-            s = "%d/%s" % (st.moves, s)
-        if st.inc:
-            s += "+%d" % (st.inc // 1000)
-        out.append(s)
-    return ":".join(out)
-
-
-def from_pgn(text):
-    """A PGN TimeControl tag value; None for ``?`` (unknown) and ``-`` (none)."""
-    text = text.strip()
-    if text in ("?", "-", ""):
-        return None
-    for ch in text:
-        if ch not in "0123456789/+:*":
-            raise SpecError("not a PGN TimeControl", text, text.index(ch))
-    return _parse(_Reader(text, 1000))  # PGN: every bare number is seconds
-
-
-def to_sgf(tc):
-    """SGF ``(TM, OT)`` values: main time in seconds and the overtime text."""
-    if (
-        len(tc.stages) > 1
-        or tc.timing != FISCHER
-        or tc.handicap
-        or tc.cap
-        or tc.first
-        or tc.second
-        or tc.stages[0].timing >= 0
-        or (tc.overtime is not None and tc.overtime.kind == "canadian" and tc.overtime.reset_blocks)
-    ):
-        raise ValueError("SGF TM/OT cannot express %r" % format(tc))
-    st = tc.stages[0]
-    tm = "%d" % (st.base // 1000) if st.base % 1000 == 0 else "%.3f" % (st.base / 1000)
-    ot = tc.overtime
-    if ot is None:
-        return tm, ("%d fischer" % (st.inc // 1000)) if st.inc else ""
-    if st.inc:
-        raise ValueError("SGF OT cannot combine an increment with overtime")
-    if ot.kind == "byoyomi":
-        return tm, "%dx%d byo-yomi" % (ot.count, ot.period // 1000)
-    if ot.kind == "canadian":
-        return tm, "%d/%d Canadian" % (ot.moves, ot.period // 1000)
-    return tm, "%d count" % (ot.period // 1000)
-
-
-def from_sgf(tm, ot=""):
-    """Read SGF ``TM`` and ``OT`` (``3x60 byo-yomi``, ``15/600 Canadian``, ``10 fischer``)."""
-    try:
-        secs = float(tm) if tm else 0.0
-    except ValueError:
-        raise SpecError("TM is not a number", tm, 0)
-    spec = "%dms" % int(secs * 1000 + 0.5)
-    words = ot.strip().lower().replace("-", "").split()
-    if not words:
-        return parse(spec)
-    head = words[0]
-    kind = words[1] if len(words) > 1 else ""
-    if kind == "byoyomi" and "x" in head:
-        return parse(spec + " byoyomi " + head + "s")
-    if kind == "canadian" and "/" in head:
-        return parse(spec + " canadian " + head + "s")
-    if kind == "fischer":
-        return parse(spec + "+" + head + "s")
-    if kind == "count":
-        return parse(spec + " count " + head + "s")
-    raise SpecError("unknown SGF overtime", ot, 0)

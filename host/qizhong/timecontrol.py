@@ -8,17 +8,8 @@ host and the clock can never disagree about what a spec means.
 from __future__ import annotations
 
 from qizhong.core import tcspec
-from qizhong.core.tcspec import (
-    PRESETS,
-    SpecError,
-    fmt_ms,
-    from_pgn,
-    from_sgf,
-    parse,
-    reading,
-    to_pgn,
-    to_sgf,
-)
+from qizhong.core.tcformats import from_pgn, from_sgf, reading, to_pgn, to_sgf
+from qizhong.core.tcspec import SpecError, fmt_ms, parse
 from qizhong.core.timecontrol import BRONSTEIN, DELAY, HOURGLASS, UPCOUNT, TimeControl
 
 __all__ = [
@@ -94,6 +85,71 @@ def suggest(text: str) -> str:
         return "unknown preset %r, did you mean %s?" % (word, near[0])
     return "unknown preset %r (`qizhong presets` lists them)" % word
 
+
+# Every preset: (spec, what it is). The specs are the clock's (tcspec.PRESETS).
+PRESETS: dict[str, tuple[str, str]] = {
+    "xq-rapid": (tcspec.PRESETS["xq-rapid"], "Xiangqi rapid, 15 min +10 s a move (TC-1)"),
+    "xq-rapid-20": (tcspec.PRESETS["xq-rapid-20"], "Xiangqi rapid, 20 min +10 s a move (TC-1)"),
+    "xq-rapid-25": (tcspec.PRESETS["xq-rapid-25"], "Xiangqi rapid, 25 min +10 s a move (TC-1)"),
+    "xq-rapid-30": (tcspec.PRESETS["xq-rapid-30"], "Xiangqi rapid, 30 min +10 s a move (TC-1)"),
+    "xq-blitz": (tcspec.PRESETS["xq-blitz"], "Xiangqi blitz 超快棋, 5 min +5 s a move (TC-2)"),
+    "xq-blitz-10": (
+        tcspec.PRESETS["xq-blitz-10"],
+        "Xiangqi blitz 超快棋, 10 min +5 s a move (TC-2)",
+    ),
+    "xq-count": (
+        tcspec.PRESETS["xq-count"],
+        "20 min, then 10 s a move with the voice count (TC-5)",
+    ),
+    "sudden-death": (
+        tcspec.PRESETS["sudden-death"],
+        "Sudden death 包干制, 30 min, no increment (TC-3)",
+    ),
+    "armageddon": (
+        tcspec.PRESETS["armageddon"],
+        "Knock-out decider, Red's base cut by 40 % (TC-4)",
+    ),
+    "armageddon-black": (
+        tcspec.PRESETS["armageddon-black"],
+        "Knock-out decider, Black's base raised by 40 % (TC-4)",
+    ),
+    "armageddon-chess": (
+        tcspec.PRESETS["armageddon-chess"],
+        "Chess Armageddon: White 5 min, Black 4 min, +2 s; a draw is Black's win (TC-16, CH-6)",
+    ),
+    "go-can-reset": (
+        tcspec.PRESETS["go-can-reset"],
+        "Go, 60 min then 25 moves in every 10 min, each block afresh (TC-12)",
+    ),
+    "league": (
+        tcspec.PRESETS["league"],
+        "75 min, then 15 min more for both at the first flag (TC-10)",
+    ),
+    "fide-delay": (
+        tcspec.PRESETS["fide-delay"],
+        "90 min for 40 moves, then 30 min with a 30 s delay in the last stage only (TC-11)",
+    ),
+    "fischer-cap": (
+        tcspec.PRESETS["fischer-cap"],
+        "10 min +10 s a move, never above 10 min (TC-14)",
+    ),
+    "upcount": (tcspec.PRESETS["upcount"], "Both clocks count up; no flag (TC-13)"),
+    "go-byoyomi": (
+        tcspec.PRESETS["go-byoyomi"],
+        "Go, 60 min then 3 byo-yomi periods of 60 s (TC-6)",
+    ),
+    "go-byoyomi-30": (tcspec.PRESETS["go-byoyomi-30"], "Go, 30 min then 5 periods of 30 s (TC-6b)"),
+    "go-canadian": (tcspec.PRESETS["go-canadian"], "Go, 60 min then 15 moves per 10 min (TC-7)"),
+    "fide": (
+        tcspec.PRESETS["fide"],
+        "FIDE classical: 90 min for 40 moves, then 30 min, +30 s from move 1",
+    ),
+    "rapid": (tcspec.PRESETS["rapid"], "Chess rapid, 15 min +10 s"),
+    "blitz": (tcspec.PRESETS["blitz"], "Chess blitz, 3 min +2 s"),
+    "bronstein": (tcspec.PRESETS["bronstein"], "5 min, Bronstein delay 3 s"),
+    "us-delay": (tcspec.PRESETS["us-delay"], "5 min, simple (US) delay 5 s"),
+    "hourglass": (tcspec.PRESETS["hourglass"], "Hourglass, 3 min each"),
+}
 
 # Every form the reader takes, with what it means (``qizhong tc`` prints them).
 FORMS: tuple[tuple[tuple[str, ...], str], ...] = (

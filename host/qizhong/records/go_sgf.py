@@ -43,7 +43,7 @@ from typing import Any
 
 from sgfmill import sgf  # type: ignore[import-untyped]
 
-from qizhong.core import VERSION, tcspec
+from qizhong.core import VERSION, tcformats, tcspec
 from qizhong.core.timecontrol import FISCHER, UPCOUNT, TimeControl
 from qizhong.rules import go
 
@@ -227,7 +227,7 @@ def _from_time_properties(tm: str, ot: str) -> TimeControl:
         n, _, period = words[0].partition("/")
         return tcspec.parse("%dms canadian %s/%dms" % (parse_seconds(tm or "0"), n.strip(),
                                                       parse_seconds(period)))  # fmt: skip
-    return tcspec.from_sgf(tm, ot)
+    return tcformats.from_sgf(tm, ot)
 
 
 def _text(node: Any, ident: str) -> str:
