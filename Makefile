@@ -35,9 +35,10 @@ venv: $(STAMP)
 debian-deps:
 	@sh tools/debian_deps.sh $(DEBIAN)
 
-# The real firmware on the simulated board, in this terminal.
+# The real firmware on the simulated board, in this terminal; VOICE=ja COUNT=down
+# pick the voice (docs/voice.md), heard in out/sim-voice.wav.
 sim: $(RUN)
-	$(BIN)/qizhong sim --spec "$(SPEC)"
+	$(BIN)/qizhong sim --spec "$(SPEC)" $(if $(VOICE),--voice "$(VOICE)") $(if $(COUNT),--count "$(COUNT)")
 
 # A server with a few simulated clocks (docs/server.md); it prints the page's address.
 HALL_SIMS ?= 4
@@ -71,8 +72,10 @@ bench: $(STAMP) debian-deps
 fuzz-props: $(STAMP)
 	QIZHONG_HYPOTHESIS=explore $(BIN)/pytest -q tests/test_properties.py tests/test_xiangqi.py
 
-# The Mandarin voice cues (committed): needs espeak-ng and sox, see firmware/assets/voice.
+# The voice cues of every language (committed): needs Debian's espeak-ng and sox
+# (installed here if missing, as tools/debian_deps.sh does), see firmware/assets/voice.
 voice: $(RUN)
+	@sh tools/debian_deps.sh espeak-ng:espeak-ng sox:sox
 	$(BIN)/python tools/make_voice.py firmware/assets/voice
 
 # The Pico's flash bundle (.mpy for the RP2040, main.py, voice) in build/firmware,

@@ -40,12 +40,14 @@ PARTS = {
     "i2s_bclk": "MAX98357A BCLK",
     "i2s_lrclk": "MAX98357A LRC",
     "i2s_din": "MAX98357A DIN",
-    "amp_sd": "MAX98357A SD",
+    "amp_sd": "MAX98357A SD (10k to GND)",
+    "oled_res": "both OLED RES (10k to GND)",
+    "bat_sense": "cell / 2 (100k + 100k after the switch)",
 }
 POWER = {
     36: "3V3 OUT -> OLED VCC, pull-ups",
-    39: "VSYS <- 1N5817 <- switch <- 18650\n-> MAX98357A VIN, piezo",
-    40: "VBUS -> MCP73831 charger",
+    39: "VSYS <- P-FET <- switch <- DW01A/PTC <- 18650\n-> MAX98357A VIN, piezo",
+    40: "VBUS -> MCP73831 charger, P-FET gate",
     38: "GND (all grounds)",
 }
 
@@ -118,7 +120,7 @@ def wiring(path=OUT["wiring"]):
     ax.text(
         px + pw / 2,
         4,
-        "GP29 (inside the Pico) reads VSYS / 3: the battery sense.\n"
+        "GP26 reads the cell / 2: the battery sense; GP29 (inside the Pico) reads VSYS / 3.\n"
         "Switches and keys close to GND. Pin map: hardware/pinout.csv.",
         ha="center",
         fontsize=7,

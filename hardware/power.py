@@ -7,10 +7,12 @@
 Each part draws ``ma`` from its rail for a fraction ``duty`` of the time
 (typical game, and the worst case: a byo-yomi count with a cue every second).
 The 3V3 rail comes from the Pico's buck-boost regulator (``SMPS_EFF``); VSYS
-comes from the cell through the Schottky diode (``DIODE_V``). The firmware
-warns below ``LOW_MV`` on VSYS (firmware/boards/pico.py); FIDE asks for at
-least 10 h of running after the warning (``REQUIRED_H``), which this checks
-against the cell's discharge curve with a margin (``MARGIN``).
+comes from the cell through a P-FET (a few mV: taken as none). The firmware
+reads the cell itself and warns below ``LOW_MV`` (firmware/boards/pico.py);
+FIDE asks for at least 10 h of running after the warning (``REQUIRED_H``),
+which this checks against the cell's discharge curve with a margin
+(``MARGIN``). ``stresses`` gives the worst case each part must be rated for;
+tests/test_hardware.py holds hardware/parts.csv's ratings against it.
 """
 
 import csv
@@ -28,7 +30,15 @@ PICO = os.path.join(ROOT, "firmware", "boards", "pico.py")
 CELL_MAH = 3500  # Samsung INR18650-35E, hardware/bom.csv
 DERATE = 0.85  # to 3.0 V at this low rate, after ageing and cold
 SMPS_EFF = 0.85  # the Pico's RT6150 at about 100 mA
-DIODE_V = 0.30  # 1N5817 at about 0.1 A
+VBUS_V = 5.0  # USB
+VSYS_USB_V = 4.7  # VBUS through the Pico's own Schottky diode
+CHARGE_MA = 1000 / 4.7  # MCP73831: I_REG = 1000 V / R_PROG (R14 = 4.7 kOhm)
+USB_MA = 500  # what a USB 2.0 port promises
+# MAX98357A at full scale into 4 Ohm from 4.2 V: about 1.8 W out (its datasheet's
+# output power against supply), 85 % efficient. An estimate.
+AMP_PEAK_MA = 800
+CHARGER_THETA = 230  # MCP73831 SOT-23-5, junction to air, C/W (datasheet)
+AMBIENT_C = 30  # a warm playing hall
 REQUIRED_H = 10  # FIDE: at least 10 h after the low-battery warning
 MARGIN = 1.5  # the estimate's uncertainty: ask for 15 h
 # A typical NMC 18650 at 0.2 C: (loaded cell volts, fraction of capacity left).
@@ -90,14 +100,36 @@ def budget(rows, case):
         mw = ma * (3.3 / SMPS_EFF if r["rail"] == "3V3" else vbat)
         per.append((r, ma, mw))
         total_mw += mw
-    ma_bat = total_mw / (vbat - DIODE_V)  # the diode passes the same current at VSYS
-    return ma_bat, total_mw, per
+    return total_mw / vbat, total_mw, per
 
 
 def life(ma, low_mv):
     usable = CELL_MAH * DERATE
-    warn_v = low_mv / 1000 + DIODE_V
+    warn_v = low_mv / 1000
     return usable / ma, usable * left_at(warn_v) / ma, warn_v
+
+
+def stresses(rows):
+    """The worst case each part must carry (names used in hardware/parts.csv)."""
+    ma, mw, _ = budget(rows, "worst")
+    load_usb_ma = mw / VSYS_USB_V  # the clock itself, fed from VBUS on USB
+    die_c = AMBIENT_C + CHARGER_THETA * (VBUS_V - CURVE[-1][0]) * CHARGE_MA / 1000
+    return {
+        "cell_ma": ma + AMP_PEAK_MA,  # the switch, fuse and FETs in the cell's path
+        "usb_ma": load_usb_ma + CHARGE_MA,  # from the host's port while charging
+        "charge_ma": CHARGE_MA,
+        "charger_die_c": die_c,  # at the start of a charge from empty
+        "amp_w": 1.8,  # the speaker's worst: the amplifier's full output at 4.2 V
+        "vbat_v": CURVE[0][0] + 0.05,  # a full cell, charger at its 4.2 V limit
+        "vbus_v": 5.25,  # USB's upper limit
+        "rail_3v3": 3.3,
+        "buzzer_ma": 4.25 / 1 + 10,  # R13 (1 kOhm) and the piezo's own charge current
+        "lever_ma": 3.3 / 10,  # a lever's 10 kOhm pull-up
+        "key_ma": 3.3 / 50,  # the RP2040's pull-up, 50 kOhm at its lowest
+        "led_ma": (5.25 - 1.8) / 1,  # D2 through R15 (1 kOhm) from VBUS
+        "opto_ma": 3.3 / 10,  # the jig's opto across a lever's pull-up
+        "resistor_mw": 4.25**2,  # the worst: R13, VSYS across 1 kOhm (mW)
+    }
 
 
 def lowest_ok_threshold(ma):
@@ -128,7 +160,7 @@ def render(rows, low_mv, ok_mv):
         "",
         "Estimates, not measurements: each line says where its number comes from.",
         "The 3V3 rail is the Pico's buck-boost regulator (%d %% efficient);"
-        " the cell feeds VSYS through a Schottky diode (%.2f V)." % (SMPS_EFF * 100, DIODE_V),
+        " the cell feeds VSYS through a P-FET (tens of mV: taken as none)." % (SMPS_EFF * 100),
         "",
         "| Part | Refs | Rail | mA | Typical duty | Worst duty | mW typical | mW worst | Basis |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -161,24 +193,43 @@ def render(rows, low_mv, ok_mv):
     out.append("| Cell current | %.0f mA | %.0f mA |" % (t[0], w[0]))
     out.append("| Full cell to empty | %.0f h | %.0f h |" % (t[2], w[2]))
     out.append("| After the low-battery warning | %.0f h | %.0f h |" % (t[3], w[3]))
-    warn_v = low_mv / 1000 + DIODE_V
+    warn_v = low_mv / 1000
+    st = stresses(rows)
     out += [
         "",
         "## The cell and the warning",
         "",
         "- Cell: 18650 Li-ion, %d mAh (Samsung INR18650-35E), %d %% of it usable:"
         " %d mAh." % (CELL_MAH, DERATE * 100, CELL_MAH * DERATE),
-        "- The firmware warns below `LOW_MV` = %d mV on VSYS and clears above"
-        " `OK_MV` = %d mV (firmware/boards/pico.py). With the diode, the warning comes"
-        " at %.2f V on the cell, when about %.0f %% of its charge is left."
-        % (low_mv, ok_mv, warn_v, 100 * left_at(warn_v)),
+        "- The firmware reads the cell on GP26, warns below `LOW_MV` = %d mV and clears"
+        " above `OK_MV` = %d mV (firmware/boards/pico.py): the warning comes when about"
+        " %.0f %% of its charge is left, after about %.0f h of the worst case."
+        % (low_mv, ok_mv, 100 * left_at(warn_v), w[2] - w[3]),
         "- FIDE asks for at least %d h of running after the warning. The worst case"
         " leaves %.0f h; the check asks for %d h x %.1f for the estimates' uncertainty."
         % (REQUIRED_H, w[3], REQUIRED_H, MARGIN),
         "- The lowest `LOW_MV` that still meets it (50 mV steps, worst case): %d mV."
         % lowest_ok_threshold(w[0]),
-        "- On USB, VSYS is about 4.7 V: no warning, and the MCP73831 charges the cell at"
-        " 500 mA (about 8 h from empty).",
+        "- The displays run at contrast 0x3F (boards/ssd1306.py `LEVEL`): at 0x7F they"
+        " would draw twice as much, and the cell would not leave 15 h after any warning.",
+        "",
+        "## On USB",
+        "",
+        "- The MCP73831 charges at %.0f mA (`R14`); with the clock running the port gives"
+        " %.0f mA, under USB 2.0's %d mA." % (st["charge_ma"], st["usb_ma"], USB_MA),
+        "- From the warning to full: about %.0f h (%.0f %% of %d mAh at %.0f mA, and the"
+        " constant-voltage tail); from empty, about %.0f h."
+        % (
+            (1 - left_at(warn_v)) * CELL_MAH / st["charge_ma"] + 1.5,
+            100 * (1 - left_at(warn_v)),
+            CELL_MAH,
+            st["charge_ma"],
+            CELL_MAH / st["charge_ma"] + 1.5,
+        ),
+        "- The charger's die at the start of a charge from empty: about %.0f C (%d C/W,"
+        " %.1f V across it, %d C around it); its thermal regulation then cuts the"
+        " current, so a charge from empty starts slower. The bring-up checklist"
+        " measures it." % (st["charger_die_c"], CHARGER_THETA, VBUS_V - CURVE[-1][0], AMBIENT_C),
         "",
         "Discharge curve used (a typical NMC cell at 0.2 C, loaded volts to charge left):",
         "",

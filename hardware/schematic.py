@@ -13,22 +13,27 @@ The clock (qizhong.net)
     U1 Raspberry Pi Pico. Levers: a microswitch to GND, 10 kOhm pull-up, 1 kOhm
     + 100 nF low-pass into the GPIO (Schmitt input): 0.1 ms to press, 1 ms to
     release, bounce shorter than that filtered in hardware, the rest by the
-    firmware's 20 ms rule. Keys: a switch to GND on the internal pull-up. Tilt:
-    ball switch and JP1 (open it when the jig drives the tilt line) to GND,
-    100 nF across. Displays: two SSD1309 modules in I2C mode (DC and CS to GND:
-    address 0x3C; RES by 10 kOhm / 1 uF at power-on), 4.7 kOhm pull-ups per
-    bus. Sound: MAX98357A breakout from VSYS with a speaker; piezo buzzer
-    switched by an NPN from VSYS. Power: 18650 cell, MCP73831 charger from the
-    Pico's VBUS (500 mA), a slide switch, and a Schottky diode into VSYS (the
-    Pico's own diode feeds VSYS from USB). VSYS is read by the Pico's on-board
-    200k/100k divider on GP29, so the battery needs no divider of its own.
-    J2 is the test header the jig plugs into.
+    firmware's 20 ms rule. Keys and tilt: a switch to GND on the internal
+    pull-up, through 1 kOhm with 100 nF at the pin (the parts players touch).
+    JP1 opens the tilt switch's ground while the jig drives the tilt line.
+    Displays: two Waveshare 2.42in SSD1309 modules set for I2C (DC low: address
+    0x3C), 100 nF + 10 uF at each connector, both RES on GP22 with a 10 kOhm
+    pull-down, 4.7 kOhm pull-ups per bus. Sound: the MAX98357A breakout's 7-pin
+    header from VSYS (100 uF beside it), SD pulled down by 10 kOhm, the speaker
+    on the breakout's own terminal; a TDK PS1240 piezo switched by an NPN from
+    VSYS. Power: an 18650 cell guarded by a DW01A + FS8205A (over-charge,
+    over-discharge, short), a 1.0 A PTC and a P-FET against a reversed cell;
+    an MCP73831 charger from VBUS at 213 mA; a panel toggle switch; a P-FET
+    into VSYS that VBUS turns off (the Pico datasheet's battery circuit). GP26
+    reads the cell through 100k/100k after the switch. J2, a keyed 2x8 box
+    header, is the test header the jig plugs into.
 
 The jig (jig.net)
     U101, a second Pico. Each output lights one LTV-847 optocoupler channel
     through 330 Ohm; its transistor sits across the clock's switch (collector
     on the clock's line, emitter on GND). The clock's buzzer, amplifier enable
-    and I2S lines come back through 1 kOhm. J101 mates with the clock's J2.
+    and I2S lines come back through 1 kOhm and a 74LVC244A on the jig's 3V3,
+    whose inputs are safe while the jig is unpowered. J101 mates with J2.
 """
 
 import csv
@@ -77,6 +82,8 @@ for _gp, _pin in GP_PINS.items():
 INTERNAL = (29,)  # GP29: VSYS/3 through the Pico's own divider, not on the header
 
 # The jig's header (J101) and the clock's test header (J2): pin k+1 carries HARNESS[k].
+# A 16-way ribbon: ground on pin 1 and on both sides of the I2S bit clock, the
+# fastest edge on it (256 kHz), so it couples into no neighbour.
 HARNESS = (
     "GND",
     "lever_left",
@@ -90,29 +97,36 @@ HARNESS = (
     "buzzer",
     "amp_sd",
     "i2s_din",
+    "GND",
     "i2s_bclk",
+    "GND",
     "i2s_lrclk",
 )
 
 FP = {
+    # Raspberry Pi Ltd's own footprint for the Pico (its KiCad design files),
+    # not KiCad's standard library; every other name is KiCad's standard library's.
     "pico": "MCU_RaspberryPi_and_Boards:RPi_Pico_SMD_TH",
     "r": "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P7.62mm_Horizontal",
-    "c": "Capacitor_THT:C_Disc_D5.0mm_W2.5mm_P5.00mm",
+    "c": "Capacitor_THT:C_Disc_D5.0mm_W2.5mm_P2.50mm",
     "c_bulk": "Capacitor_THT:C_Disc_D7.5mm_W5.0mm_P5.00mm",
+    "cp": "Capacitor_THT:CP_Radial_D6.3mm_P2.50mm",
     "xh2": "Connector_JST:JST_XH_B2B-XH-A_1x02_P2.50mm_Vertical",
-    "xh4": "Connector_JST:JST_XH_B4B-XH-A_1x04_P2.50mm_Vertical",
-    "oled": "Connector_PinHeader_2.54mm:PinHeader_1x07_P2.54mm_Vertical",
-    "amp": "Connector_PinHeader_2.54mm:PinHeader_1x09_P2.54mm_Vertical",
-    "test": "Connector_PinHeader_2.54mm:PinHeader_2x07_P2.54mm_Vertical",
+    "oled": "Connector_PinSocket_2.54mm:PinSocket_1x07_P2.54mm_Vertical",
+    "amp": "Connector_PinSocket_2.54mm:PinSocket_1x07_P2.54mm_Vertical",
+    "test": "Connector_IDC:IDC-Header_2x08_P2.54mm_Vertical",
     "jumper": "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical",
     "to92": "Package_TO_SOT_THT:TO-92_Inline",
-    "do41": "Diode_THT:D_DO-41_SOD81_P10.16mm_Horizontal",
     "led": "LED_THT:LED_D3.0mm",
+    "sot23": "Package_TO_SOT_SMD:SOT-23",
     "sot23_5": "Package_TO_SOT_SMD:SOT-23-5",
-    "bat": "Battery:BatteryHolder_Keystone_1042_1x18650",
-    "slide": "Button_Switch_THT:SW_Slide_1P2T_CK_OS102011MS2Q",
-    "buzzer": "Buzzer_Beeper:Buzzer_12x9.5RM7.6",
+    "sot23_6": "Package_TO_SOT_SMD:SOT-23-6",
+    "tssop8": "Package_SO:TSSOP-8_4.4x3mm_P0.65mm",
+    "ptc": "Fuse:Fuse_BelFuse_0ZRE0100FF_L18.7mm_W5.1mm",
+    "bat": "Battery:BatteryHolder_Keystone_1043_1x18650",
+    "buzzer": "Buzzer_Beeper:Buzzer_TDK_PS1240P02BT_D12.2mm_H6.5mm",
     "dip16": "Package_DIP:DIP-16_W7.62mm",
+    "dip20": "Package_DIP:DIP-20_W7.62mm",
 }
 
 
@@ -147,6 +161,8 @@ class Sheet:
         self.c.track_src = False
         self.nets = {}
         self.bom = {}  # ref -> BOM part name
+        self.fp = {}  # ref -> footprint
+        self.pin_count = {}  # ref -> number of pins
 
     def net(self, name):
         if name not in self.nets:
@@ -167,6 +183,8 @@ class Sheet:
             pins=[Pin(num=str(n), name=nm, func=f) for n, nm, f in pins],
         )
         self.bom[ref] = bom
+        self.fp[ref] = FP[fp]
+        self.pin_count[ref] = len(pins)
         return p
 
     def r(self, ref, value, a, b, bom=None):
@@ -181,9 +199,10 @@ class Sheet:
         self.net(b).connect(p[2])
         return p
 
-    def pico(self, ref, gpio_nets, rails=True):
+    def pico(self, ref, gpio_nets, rails=("3V3", "VSYS", "VBUS")):
         """A Pico; ``gpio_nets``: GPIO number -> net name. Unused pins are no-connects,
-        and so are 3V3, VSYS and VBUS without ``rails`` (a Pico powered by its USB)."""
+        and so are the supply pins not in ``rails`` (the jig's Pico, powered by its
+        USB, lends only its 3V3)."""
         pins = []
         for n in range(1, 41):
             name = PICO_PINS[n]
@@ -205,7 +224,7 @@ class Sheet:
                 self.net("GND").connect(u[n])
             elif name.startswith("GP") and int(name[2:]) in gpio_nets:
                 self.net(gpio_nets[int(name[2:])]).connect(u[n])
-            elif name in ("3V3", "VSYS", "VBUS") and rails:
+            elif name in rails:
                 self.net({"3V3": "+3V3", "VSYS": "VSYS", "VBUS": "VBUS"}[name]).connect(u[n])
             else:
                 self.c.NC.connect(u[n])  # RUN, ADC_VREF, 3V3_EN, spare GPIOs
@@ -257,7 +276,9 @@ def clock():
         s.r("R%d" % (3 + i), "1k", sw, sig)
         s.cap("C%d" % (1 + i), "100n", sig, "GND")
 
-    # Arbiter keys on the internal pull-ups.
+    # Arbiter keys on the internal pull-ups, each through 1 kOhm with 100 nF at
+    # the pin: a discharge from a player's hand meets the resistor and the
+    # capacitor before the RP2040's clamp diodes.
     for i, key in enumerate(("key_start", "key_menu", "key_plus", "key_minus", "key_ok")):
         p = s.part(
             "SW%d" % (3 + i),
@@ -267,43 +288,52 @@ def clock():
             [(1, "1", P.PASSIVE), (2, "2", P.PASSIVE)],
             "12 mm tactile switch on the front panel",
         )
-        s.net(key).connect(p[1])
+        s.net(key + "_sw").connect(p[1])
         s.net("GND").connect(p[2])
+        s.r("R%d" % (16 + i), "1k", key, key + "_sw")
+        s.cap("C%d" % (11 + i), "100n", key, "GND")
 
-    # Tilt: ball switch (closed upright) through JP1 to GND.
+    # Tilt: ball switch (closed upright) through 1 kOhm and JP1 to GND.
     p = s.part("SW8", "Tilt switch", "SW-520D", "xh2", _two(P.PASSIVE), "closed when upright")
-    s.net("tilt").connect(p[1])
-    s.net("tilt_sw").connect(p[2])
-    p = s.part("JP1", "Jumper", "tilt", "jumper", _two(P.PASSIVE), "open while the jig drives tilt")
+    s.r("R21", "1k", "tilt", "tilt_sw")
     s.net("tilt_sw").connect(p[1])
+    s.net("tilt_jp").connect(p[2])
+    p = s.part("JP1", "Jumper", "tilt", "jumper", _two(P.PASSIVE), "open while the jig drives tilt")
+    s.net("tilt_jp").connect(p[1])
     s.net("GND").connect(p[2])
     s.cap("C3", "100n", "tilt", "GND")
 
-    # Displays: SSD1309 modules in I2C mode.
+    # Displays: Waveshare 2.42in SSD1309 modules set for I2C (their DC pin is the
+    # address bit: low, 0x3C; CS unused). Pin order as on the module's header.
+    # Both RES pins on one GPIO, pulled low (R26) so the panels stay in reset
+    # until the firmware starts them, and reset again by any brown-out.
     for i in (0, 1):
         ref = "DS%d" % (i + 1)
         pins = [
-            (1, "GND", P.PWRIN),
-            (2, "VCC", P.PWRIN),
-            (3, "SCL", P.INPUT),
-            (4, "SDA", P.BIDIR),
-            (5, "RES", P.INPUT),
+            (1, "VCC", P.PWRIN),
+            (2, "GND", P.PWRIN),
+            (3, "DIN", P.BIDIR),
+            (4, "CLK", P.INPUT),
+            (5, "CS", P.NOCONNECT),
             (6, "DC", P.INPUT),
-            (7, "CS", P.INPUT),
+            (7, "RES", P.INPUT),
         ]
         d = s.part(ref, "OLED 2.42in SSD1309", "128x64", "oled", pins, ("left", "right")[i])
         bus = "i2c%d" % i
-        s.net("GND").connect(d["GND"], d["DC"], d["CS"])
+        s.net("GND").connect(d["GND"], d["DC"])
+        s.c.NC.connect(d["CS"])
         s.net("+3V3").connect(d["VCC"])
-        s.net(bus + "_scl").connect(d["SCL"])
-        s.net(bus + "_sda").connect(d["SDA"])
-        s.net("oled%d_res" % i).connect(d["RES"])
+        s.net(bus + "_scl").connect(d["CLK"])
+        s.net(bus + "_sda").connect(d["DIN"])
+        s.net("oled_res").connect(d["RES"])
         s.r("R%d" % (5 + 2 * i), "4k7", "+3V3", bus + "_scl")
         s.r("R%d" % (6 + 2 * i), "4k7", "+3V3", bus + "_sda")
-        s.r("R%d" % (9 + i), "10k", "+3V3", "oled%d_res" % i)
-        s.cap("C%d" % (4 + i), "1u", "oled%d_res" % i, "GND")
+        s.cap("C%d" % (8 + i), "100n", "+3V3", "GND")  # at the connector
+        s.cap("C%d" % (4 + i), "10u", "+3V3", "GND", fp="c_bulk")  # the module's boost
+    s.r("R26", "10k", "oled_res", "GND")
 
-    # Voice: MAX98357A breakout and speaker.
+    # Voice: the MAX98357A breakout's 7-pin header. The speaker is wired to the
+    # breakout's own 2-pin terminal on its far edge, not to this board.
     pins = [
         (1, "LRC", P.INPUT),
         (2, "BCLK", P.INPUT),
@@ -312,21 +342,19 @@ def clock():
         (5, "SD", P.INPUT),
         (6, "GND", P.PWRIN),
         (7, "VIN", P.PWRIN),
-        (8, "OUT+", P.OUTPUT),
-        (9, "OUT-", P.OUTPUT),
     ]
-    a = s.part("U2", "MAX98357A breakout", "MAX98357A", "amp", pins, "GAIN open; 8-9: its terminal")
+    a = s.part("U2", "MAX98357A breakout", "MAX98357A", "amp", pins, "GAIN open: 9 dB")
     s.net("i2s_lrclk").connect(a["LRC"])
     s.net("i2s_bclk").connect(a["BCLK"])
     s.net("i2s_din").connect(a["DIN"])
     s.net("amp_sd").connect(a["SD"])
     s.net("GND").connect(a["GND"])
     s.net("VSYS").connect(a["VIN"])
-    s.net("spk_p").connect(a["OUT+"])
-    s.net("spk_n").connect(a["OUT-"])
-    ls = s.part("LS1", "Speaker", "4R 3W", "xh2", _two(P.PASSIVE))
-    s.net("spk_p").connect(ls[1])
-    s.net("spk_n").connect(ls[2])
+    s.c.NC.connect(a["GAIN"])
+    # SD: the breakout pulls it up with 1 MOhm, the chip down with 100 kOhm; 10 kOhm
+    # keeps it below the 0.16 V shutdown threshold while the GPIO floats in reset.
+    s.r("R9", "10k", "amp_sd", "GND")
+    s.cap("C10", "100u", "VSYS", "GND", fp="cp")  # the amplifier's peaks
 
     # Buzzer: piezo from VSYS, switched by an NPN.
     q = s.part(
@@ -346,12 +374,58 @@ def clock():
     s.net("buzzer_drive").connect(bz[2])
     s.r("R13", "1k", "VSYS", "buzzer_drive")  # discharges the piezo
 
-    # Power: 18650, charger from VBUS, switch, Schottky into VSYS.
+    # The cell: 18650 in a holder, with its own protection (DW01A + FS8205A on
+    # its negative side: over-charge, over-discharge, short), a PTC fuse, and a
+    # P-FET that conducts only when the cell is the right way round.
     bt = s.part(
         "BT1", "Li-ion cell 18650", "3.6V", "bat", [(1, "+", P.PWROUT), (2, "-", P.PASSIVE)]
     )
-    s.net("VBAT").connect(bt["+"])
-    s.net("GND").connect(bt["-"])
+    s.net("BAT_P").connect(bt["+"])
+    s.net("BAT_N").connect(bt["-"])
+    pins = [
+        (1, "OD", P.OUTPUT),
+        (2, "CS", P.INPUT),
+        (3, "OC", P.OUTPUT),
+        (4, "TD", P.NOCONNECT),
+        (5, "VCC", P.PWRIN),
+        (6, "GND", P.PWRIN),
+    ]
+    u = s.part("U4", "Li-ion protection", "DW01A", "sot23_6", pins, "the cell's guard")
+    s.power("prot_vcc", "BAT_N")  # the cell is this chip's supply
+    s.r("R24", "100", "BAT_P", "prot_vcc")
+    s.cap("C17", "100n", "prot_vcc", "BAT_N")
+    s.net("prot_vcc").connect(u["VCC"])
+    s.net("BAT_N").connect(u["GND"])
+    s.r("R25", "1k", "prot_cs", "GND")
+    s.net("prot_cs").connect(u["CS"])
+    s.c.NC.connect(u["TD"])
+    pins = [
+        (1, "D1", P.PASSIVE),
+        (2, "S1a", P.PASSIVE),
+        (3, "S1b", P.PASSIVE),
+        (4, "G1", P.INPUT),
+        (5, "G2", P.INPUT),
+        (6, "S2a", P.PASSIVE),
+        (7, "S2b", P.PASSIVE),
+        (8, "D2", P.PASSIVE),
+    ]
+    m = s.part("Q2", "Dual N-MOSFET", "FS8205A", "tssop8", pins, "discharge and charge switches")
+    s.net("BAT_N").connect(m["S1a"], m["S1b"])
+    s.net("GND").connect(m["S2a"], m["S2b"])
+    s.net("prot_d").connect(m["D1"], m["D2"])
+    s.net("prot_od").connect(u["OD"], m["G1"])
+    s.net("prot_oc").connect(u["OC"], m["G2"])
+    f = s.part("F1", "PTC fuse", "1.0A", "ptc", _two(P.PASSIVE), "resettable, in the cell's lead")
+    s.net("BAT_P").connect(f[1])
+    s.net("BAT_F").connect(f[2])
+    fet = [(1, "G", P.INPUT), (2, "S", P.PASSIVE), (3, "D", P.PASSIVE)]
+    q = s.part("Q3", "P-MOSFET", "DMG2305UX", "sot23", fet, "reverse-cell guard")
+    s.net("BAT_F").connect(q["D"])
+    s.net("VBAT").connect(q["S"])
+    s.net("GND").connect(q["G"])
+
+    # Charger from VBUS at 213 mA (PROG 4.7 kOhm): with the clock running it
+    # keeps the USB draw under 500 mA, and the SOT-23-5 below its heat limit.
     pins = [
         (1, "STAT", P.OPENCOLL),
         (2, "VSS", P.PWRIN),
@@ -359,35 +433,44 @@ def clock():
         (4, "VDD", P.PWRIN),
         (5, "PROG", P.PASSIVE),
     ]
-    u = s.part("U3", "Li-ion charger", "MCP73831-2", "sot23_5", pins, "500 mA (PROG 2 kOhm)")
+    u = s.part("U3", "Li-ion charger", "MCP73831-2", "sot23_5", pins, "213 mA (PROG 4.7 kOhm)")
     s.net("charge_led").connect(u["STAT"])
     s.net("GND").connect(u["VSS"])
     s.net("VBAT").connect(u["VBAT"])
     s.net("VBUS").connect(u["VDD"])
     s.net("charge_prog").connect(u["PROG"])
-    s.r("R14", "2k", "charge_prog", "GND")
+    s.r("R14", "4k7", "charge_prog", "GND")
     s.cap("C6", "4u7", "VBUS", "GND", fp="c_bulk")
     s.cap("C7", "4u7", "VBAT", "GND", fp="c_bulk")
     s.r("R15", "1k", "VBUS", "charge_led_a")
     led = s.part("D2", "LED", "red", "led", [(1, "K", P.PASSIVE), (2, "A", P.PASSIVE)], "charging")
     s.net("charge_led_a").connect(led["A"])
     s.net("charge_led").connect(led["K"])
-    sw = s.part(
-        "SW9",
-        "Slide switch",
-        "power",
-        "slide",
-        [(1, "A", P.PASSIVE), (2, "COM", P.PASSIVE), (3, "B", P.NOCONNECT)],
-    )
-    s.net("VBAT").connect(sw["COM"])
-    s.net("VBAT_SW").connect(sw["A"])
-    d = s.part("D1", "Schottky diode", "1N5817", "do41", [(1, "K", P.PASSIVE), (2, "A", P.PASSIVE)])
-    s.net("VBAT_SW").connect(d["A"])
-    s.net("VSYS").connect(d["K"])
 
-    # J2: the test header for the jig.
+    # The power switch: a panel-mount toggle on the side (enclosure.md), on a lead.
+    sw = s.part(
+        "SW9", "Toggle switch", "power", "xh2", _two(P.PASSIVE), "side panel; on a 2-wire lead"
+    )
+    s.net("VBAT").connect(sw[1])
+    s.net("VBAT_SW").connect(sw[2])
+
+    # Into VSYS by a P-FET, as the Pico datasheet shows: off while VBUS is there
+    # (the Pico's own diode feeds VSYS from USB), on from the cell without the
+    # Schottky's 0.3 V.
+    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cell into VSYS")
+    s.net("VBAT_SW").connect(q["D"])
+    s.net("VSYS").connect(q["S"])
+    s.net("VBUS").connect(q["G"])
+    s.r("R10", "100k", "VBUS", "GND")  # the gate low when no USB
+
+    # The cell, read on GP26 after the switch (no drain while switched off).
+    s.r("R22", "100k", "VBAT_SW", "bat_sense")
+    s.r("R23", "100k", "bat_sense", "GND")
+    s.cap("C16", "100n", "bat_sense", "GND")
+
+    # J2: the test header for the jig (keyed, shrouded).
     pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
-    j = s.part("J2", "Pin header 2x7", "test", "test", pins, "the jig's harness")
+    j = s.part("J2", "Box header 2x8", "test", "test", pins, "the jig's harness")
     for k, name in enumerate(HARNESS):
         s.net(name).connect(j[k + 1])
     return s
@@ -401,8 +484,8 @@ def jig():
     gpio = {n: "jig_opto%d" % k for k, n in enumerate(opto)}
     gpio.update({n: "jig_" + name for name, n in listen.items()})
     s = Sheet()
-    s.pico("U101", gpio, rails=False)
-    s.power("GND")
+    s.pico("U101", gpio, rails=("3V3",))
+    s.power("GND", "+3V3")
     for u in range(len(channels) // 4):
         pins = []
         for k in range(4):  # LTV-847: LEDs on pins 1..8, transistors on 9..16
@@ -421,10 +504,27 @@ def jig():
             s.net("jig_led%d" % ch).connect(oc["A%d" % (k + 1)])
             s.net("GND").connect(oc["K%d" % (k + 1)], oc["E%d" % (k + 1)])
             s.net(channels[ch]).connect(oc["C%d" % (k + 1)])
+    # The listening lines: 1 kOhm from the clock, then a 74LVC244A buffer on the
+    # jig's 3V3. Its inputs take the clock's 3.3 V while the jig is unpowered
+    # (Ioff, partial power-down), so the clock never back-powers the jig's Pico.
+    pins = [(1, "1OE", P.INPUT), (10, "GND", P.PWRIN), (19, "2OE", P.INPUT), (20, "VCC", P.PWRIN)]
+    ins = (2, 4, 6, 8, 11, 13, 15, 17)  # 1A1..1A4, 2A1..2A4
+    outs = (18, 16, 14, 12, 9, 7, 5, 3)  # 1Y1..1Y4, 2Y1..2Y4
+    for k in range(8):
+        pins += [(ins[k], "A%d" % k, P.INPUT), (outs[k], "Y%d" % k, P.OUTPUT)]
+    buf = s.part("U104", "Buffer x8", "74LVC244A", "dip20", pins, "Ioff: safe unpowered")
+    s.net("GND").connect(buf["1OE"], buf["2OE"], buf["GND"])
+    s.net("+3V3").connect(buf["VCC"])
+    s.cap("C101", "100n", "+3V3", "GND")
     for k, (name, _) in enumerate(jp["LISTEN"]):
-        s.r("R%d" % (111 + k), "1k", name, "jig_" + name)
+        s.r("R%d" % (111 + k), "1k", name, "jig_in_" + name)
+        s.net("jig_in_" + name).connect(buf["A%d" % k])
+        s.net("jig_" + name).connect(buf["Y%d" % k])
+    for k in range(len(jp["LISTEN"]), 8):  # unused inputs held low, outputs open
+        s.net("GND").connect(buf["A%d" % k])
+        s.c.NC.connect(buf["Y%d" % k])
     pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
-    j = s.part("J101", "Pin header 2x7", "harness", "test", pins, "to the clock's J2")
+    j = s.part("J101", "Box header 2x8", "harness", "test", pins, "to the clock's J2")
     for k, name in enumerate(HARNESS):
         s.net(name).connect(j[k + 1])
     return s

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import ROOT
 from qizhong.clocks import flash
+from qizhong.core import voice
 
 FIRMWARE = os.path.join(ROOT, "firmware")
 PROBE_HEAP = flash.PICO_HEAP_BYTES  # objects are bigger on the 64-bit unix port: a safe bound
@@ -44,15 +45,17 @@ def test_the_bundle_holds_every_pico_module_compiled_and_main_as_source(built):
         assert f.read(2) == b"M\x06"  # .mpy version 6, as MicroPython 1.29 loads
 
 
-def test_the_voice_cues_are_copied_byte_for_byte(built):
+def test_every_languages_cue_bank_is_copied_byte_for_byte(built):
     base, arm, _ = built
     src = os.path.join(FIRMWARE, "assets", "voice")
-    pcms = sorted(n for n in os.listdir(src) if n.endswith(".pcm"))
-    assert len(pcms) > 20
-    assert arm.count("assets/voice/") == len(pcms)
-    for n in pcms:
-        with open(os.path.join(src, n), "rb") as a, open(base / "arm/assets/voice" / n, "rb") as b:
-            assert a.read() == b.read(), n
+    assert arm.count("assets/voice/") == len(voice.LANGS) == 5
+    for lang in voice.LANGS:
+        rel = os.path.join(lang, voice.BANK)
+        with (
+            open(os.path.join(src, rel), "rb") as a,
+            open(base / "arm/assets/voice" / rel, "rb") as b,
+        ):
+            assert a.read() == b.read(), rel
 
 
 def test_compiled_code_is_smaller_than_its_source(built):
@@ -67,6 +70,7 @@ def test_the_bundle_fits_the_picos_flash_filesystem(built):
     assert flash.PICO_FS_BYTES == 1408 * 1024
     assert arm.fs_bytes() >= arm.total()  # whole blocks never take less than the bytes
     assert flash.check_budget(arm) == []
+    assert "on LittleFS (4 KB blocks): %d of 1441792 bytes" % arm.fs_bytes() in arm.report()
 
 
 def test_the_budget_check_refuses_a_bundle_too_big():

@@ -253,7 +253,7 @@ def test_status_shows_the_control_the_result_and_the_voice(sim):
     code, out, _ = on(sim, "status")
     assert code == 0
     assert "time control 20m count 10s (xiangqi)" in out
-    assert "voice: volume 3, muted" in out
+    assert "voice: cmn, counting up, volume 3, muted" in out  # docs/voice.md
     assert "result" not in out  # none yet
 
 

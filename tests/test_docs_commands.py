@@ -41,6 +41,7 @@ SKIP = {
     ".venv/bin/qizhong serve --mqtt": "a broker on another laptop (tests/test_mqtt.py: loopback)",
     "curl -s http://127.0.0.1:8080/live.pgn": "a server running (tests/test_server.py reads it)",
     ".venv/bin/python benchmarks/hall.py": "a benchmark of minutes (make bench runs it)",
+    ".venv/bin/python benchmarks/feed.py": "a benchmark of minutes (make bench runs it)",
     "make hall": "a server that runs until stopped (tests/test_server.py runs qizhong serve --sim)",
     "make flash": "needs a Pico on a USB port (tests/test_bundle.py builds the bundle)",
     "qizhong calibrate --seconds 600": "ten minutes of real time (tests/test_cli.py: calibrate)",

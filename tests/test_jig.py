@@ -14,6 +14,7 @@ import shutil
 import pytest
 
 from conftest import ROOT
+from qizhong.core import voice
 from qizhong.sim import jig, scenario
 
 SCENARIOS = os.path.join(ROOT, "tests", "scenarios")
@@ -60,10 +61,11 @@ def test_a_cue_whose_samples_differ_is_not_recognised(tmp_path):
     # clock's speaker and the jig no longer hears "1".
     fw = tmp_path / "firmware"
     shutil.copytree(os.path.join(ROOT, "firmware"), fw)
-    pcm = fw / "assets" / "voice" / "n1.pcm"
-    data = bytearray(pcm.read_bytes())
-    data[200] ^= 0x40
-    pcm.write_bytes(bytes(data))
+    bank = fw / "assets" / "voice" / "cmn" / voice.BANK
+    data = bytearray(bank.read_bytes())
+    at = int.from_bytes(data[voice.BANK_HEAD : voice.BANK_HEAD + 4], "little")  # n1's bytes
+    data[at + 200] ^= 0x40
+    bank.write_bytes(bytes(data))
     steps = scenario.parse(
         "config 1m count 10s\nat 0 key start\nexpect cue 61000 1\nexpect cue 62000 2\n"
     )
@@ -85,13 +87,16 @@ def test_the_cue_table_is_current_and_every_cue_is_told_apart():
     table = jig.cue_table(jig.voice_dir())
     with open(jig.cues_path(), encoding="utf-8") as f:
         assert f.read() == jig.render_cues(table)
-    pcms = [n for n in os.listdir(jig.voice_dir()) if n.endswith(".pcm")]
-    assert len(table) == len(pcms)
+    assert len(table) == len(voice.LANGS) * voice.SLOTS
 
 
 def test_two_cues_that_sound_alike_are_refused(tmp_path):
-    voice = tmp_path / "voice"
-    shutil.copytree(jig.voice_dir(), voice)
-    shutil.copyfile(voice / "n2.pcm", voice / "n3.pcm")
-    with pytest.raises(ValueError, match=r"n3\.pcm sounds like cue 2"):
-        jig.cue_table(str(voice))
+    folder = tmp_path / "voice"
+    shutil.copytree(jig.voice_dir(), folder)
+    bank = folder / "ko" / voice.BANK
+    data = bytearray(bank.read_bytes())
+    slot = voice.BANK_HEAD + 8 * 2  # n3 gets n2's bytes
+    data[slot : slot + 8] = data[slot - 8 : slot]
+    bank.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"ko/n3 sounds like cue 2"):
+        jig.cue_table(str(folder))

@@ -22,7 +22,7 @@ from qizhong.clocks.driver import Clock
 from qizhong.core import app as A
 from qizhong.core import clock as C
 from qizhong.core import journal as J
-from qizhong.core import tcspec
+from qizhong.core import tcspec, voice
 from qizhong.core.timecontrol import SideTime
 from qizhong.sim import PowerCut, Sim, SimError
 
@@ -50,6 +50,9 @@ class Bench:
 
     def set_trim(self, ppm):
         self.trim = ppm
+
+    def set_voice(self, lang):
+        self.lang = lang
 
     def say(self, cue, t):
         pass
@@ -129,6 +132,36 @@ def test_a_record_round_trips_through_files(tmp_path):
     assert (b.volume, b.muted, b.trim, c.left_side) == (4, True, 35, 1)
     assert (b.board.volume, b.board.trim) == (0, 35)
     assert b.log.last == a.journal.seq_hi and b.log.first == a.journal.seq_hi + 1
+
+
+def test_the_voice_round_trips_beside_mute_and_an_older_record_reads_as_mandarin(tmp_path):
+    a = booted(tmp_path, "10m byoyomi 3x60s")
+    try:
+        a.muted = True
+        a.set_voice(voice.LANGS.index("ja"), 1, 0)  # Japanese, counting down
+        a.journal.save(a)
+        a.journal.close()
+        voice.use(0, 0)  # a power cut: the clock boots in Mandarin
+        b = booted(tmp_path)
+        assert (voice.LANGS[voice.lang], voice.STYLES[voice.style], b.muted) == ("ja", "down", True)
+        assert b.board.lang == "ja"  # the board speaks it again
+        assert b.clock.tc.overtime.table == voice.byoyomi_table(60000, False)  # retabled
+        b.journal.close()
+        # A record written before the voice existed had 0 or 1 in that byte.
+        jr = J.Journal(str(tmp_path))
+        r = jr.open()  # the newest record
+        jr.close()
+        assert r is not None and (r.muted, r.voice) == (True, 5)
+        r.voice = 0
+        voice.use(0, 0)
+        J.restore(r, booted(tmp_path / "other"))
+        assert (voice.lang, voice.style) == (0, 0)
+        r.voice = 10  # no such language: refused, nothing changed
+        with pytest.raises(ValueError, match="voice 10"):
+            J.restore(r, booted(tmp_path / "third"))
+        assert (voice.lang, voice.style) == (0, 0)
+    finally:
+        voice.use(0, 0)
 
 
 def test_a_damaged_record_is_never_taken(tmp_path):

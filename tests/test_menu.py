@@ -105,10 +105,10 @@ def test_a_user_slot_is_kept_in_flash_across_a_power_cut(tmp_path):
         assert sim.command("tc") == "ok tc 4m+5s"
 
 
-def test_the_app_and_the_menu_agree_on_the_slots():
-    from qizhong.core import app
-
-    assert app.SLOTS == menu.SLOTS
+def test_a_slots_file_is_read_and_a_bad_line_is_an_empty_slot(tmp_path):
+    (tmp_path / "slots").write_text("15m+10s\n90+30\n\nfide\n" + "x" * 300 + "\n")
+    assert menu.load_slots(str(tmp_path)) == ["15m+10s", "", "", "40/90m+30s:30m+30s", ""]
+    assert menu.load_slots("") == [""] * 5
 
 
 def _play_then_menu(sim):
@@ -150,3 +150,10 @@ def test_the_menu_opens_in_the_readme_heap_after_a_game(tmp_path):
     with Sim(flash=str(tmp_path / "b.img"), options=heap) as sim:
         assert _play_then_menu(sim) in ("ok tc 1m+1s", "ok tc 60m byoyomi 3x60s")
         assert sim.status()["state"] in ("flagged", "idle")  # alive either way
+
+
+def test_the_menu_uses_the_apps_key_and_event_numbers():
+    from qizhong.core import app
+
+    assert (app.KEY_START, app.KEY_PLUS, app.KEY_MINUS, app.KEY_OK) == (1, 3, 4, 5)
+    assert (app.EV_CONFIG, app.MENU_OFF) == (18, 0)

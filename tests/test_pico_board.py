@@ -68,6 +68,8 @@ def test_generated_names_and_numbers(rows):
     assert c["LEVER_LEFT"] == 2 and c["LEVER_RIGHT"] == 3
     assert c["I2C0_SDA"] == 0 and c["I2C0_SCL"] == 1
     assert c["VSYS_SENSE"] == 29 and c["VSYS_SENSE_ADC"] == 3
+    assert c["BAT_SENSE"] == 26 and c["BAT_SENSE_ADC"] == 0
+    assert c["OLED_RES"] == 22
     assert len([k for k in c if not k.endswith("_ADC")]) == len(rows)
 
 

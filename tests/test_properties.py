@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qizhong.core import clock, tcspec, timecontrol
+from qizhong.core import clock, tcspec, timecontrol, voice
 
 EV = clock
 SELF_EVENTS = (
@@ -744,7 +744,8 @@ def test_overtime_schedule_when_nobody_presses(kind, base, t0, data):
     """TC-5 count: "1".."P" each whole second, flag at base + P + grace.
     TC-6/6a/6b byo-yomi: the readings of each period, "1分" and "还剩 k 分", a
     period event at each period end, the flag at the last period's end.
-    TC-7 Canadian: the flag when the block time is used up."""
+    TC-7 Canadian: the count over the block's last seconds, the flag when the
+    block time is used up."""
     ot = base + t0  # main time used up
     want = [(EV.EV_START, 0, t0, 0), (EV.EV_OVERTIME, 0, ot, 0)]
     if kind == "count":
@@ -766,6 +767,8 @@ def test_overtime_schedule_when_nobody_presses(kind, base, t0, data):
         moves = data.draw(st.integers(1, 30))
         block = data.draw(st.integers(1000, 10**6))
         spec = "%dms canadian %d/%dms" % (base, moves, block)
+        # #23: the block's last seconds are counted, by the time left in it
+        want += [(EV.EV_CUE, 0, ot + block - ms, cue) for ms, cue in voice.canadian_table(block)]
         want.append((EV.EV_FLAG, 0, ot + block, 1))
     c = new_clock(spec + " record off")
     c.start(t0, 0)

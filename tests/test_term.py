@@ -30,12 +30,12 @@ TIMEOUT_S = 20.0  # a bound on waiting for the screen, never a sleep
 class Screen:
     """``qizhong sim`` on a pty of 80x24, its screen kept by a VT emulator."""
 
-    def __init__(self, spec: str, step_ms: int, cwd: str) -> None:
+    def __init__(self, spec: str, step_ms: int, cwd: str, *more: str) -> None:
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         env = dict(os.environ, QIZHONG_TERM_STEP_MS=str(step_ms), TERM="xterm")
         self.proc = subprocess.Popen(
-            [QIZHONG, "sim", "--spec", spec],
+            [QIZHONG, "sim", "--spec", spec, *more],
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -106,8 +106,8 @@ class Screen:
 def screen_at(tmp_path):
     opened = []
 
-    def make(spec: str, step_ms: int) -> Screen:
-        s = Screen(spec, step_ms, str(tmp_path))
+    def make(spec: str, step_ms: int, *more: str) -> Screen:
+        s = Screen(spec, step_ms, str(tmp_path), *more)
         opened.append(s)
         return s
 
@@ -204,6 +204,23 @@ def test_byoyomi_cues_once_the_flag_and_the_speakers_wav(screen_at, tmp_path):
     )
     assert len(samples) > rate * 63
     assert max(abs(v) for v in samples[rate * 621 // 10 :]) == 0  # and stops at 62 s
+
+
+def test_the_wav_speaks_the_voice_the_sim_was_given(screen_at, tmp_path):
+    # make sim SPEC=... VOICE=ja COUNT=down: 5 s main, one 10 s period,
+    # counted down in Japanese: "9" at 21 s ... "1" at 29 s, the time-up word at 30 s.
+    s = screen_at("5s byoyomi 1x10s", 15000, "--voice", "ja", "--count", "down")
+    s.wait("IDLE")
+    s.key(" ", "start · Red to move")  # t = 15 s
+    s.key(" ", "FLAG")  # t = 30 s
+    assert "10 voice cues, 1 buzzer sounds" in s.quit()
+    with wave.open(str(tmp_path / "out" / "sim-voice.wav")) as w:
+        samples = array.array("h", w.readframes(w.getnframes()))
+    for t, cue in ((21000, 9), (26000, 4), (29000, 1)):  # the buzzer sounds from 30 s
+        ja = audio.load_cue(cue, "ja")
+        at = t * audio.RATE // 1000
+        assert samples[at : at + len(ja)] == ja, (t, cue)
+        assert audio.load_cue(cue, "cmn") != ja
 
 
 def test_the_pairing_code_as_text(screen_at):

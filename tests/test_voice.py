@@ -4,7 +4,7 @@
 import pytest
 
 from qizhong.core import voice
-from qizhong.core.voice import LEFT, MIN1, SEC
+from qizhong.core.voice import FLAG, LEFT, MIN1, SEC
 
 
 def test_tc5_count_speaks_each_whole_second():
@@ -76,3 +76,93 @@ def test_tables_are_sorted_and_within_the_period():
 def test_cue_names(cue, text, asset):
     assert voice.cue_text(cue) == text
     assert voice.cue_asset(cue) == asset
+
+
+# -- languages and styles (docs/voice.md) ----------------------------------------------
+
+CMN, YUE, JA, KO, EN = range(5)
+UP, DOWN = 0, 1
+
+
+@pytest.fixture
+def restore_voice():
+    yield
+    voice.use(0, 0)
+
+
+def test_the_default_is_mandarin_counting_up():
+    assert (voice.LANGS[voice.lang], voice.STYLES[voice.style]) == ("cmn", "up")
+    assert voice.count_table(10000) == voice.count_table(10000, CMN, UP)
+
+
+def test_counting_down_says_the_seconds_left():
+    assert voice.count_table(10000, JA, DOWN) == tuple((k * 1000, 10 - k) for k in range(1, 10))
+    table = voice.byoyomi_table(60000, False, EN, DOWN)
+    assert table[:3] == ((30000, SEC + 30), (40000, SEC + 20), (50000, 10))
+    assert table[3:12] == tuple((50000 + k * 1000, 10 - k) for k in range(1, 10))
+    assert table[12:] == ((60000, LEFT),)
+    assert voice.byoyomi_table(60000, True, EN, DOWN)[-1] == (60000, FLAG)
+    # A 10 s period: "10" would fall on the move's start; the count starts at 9.
+    assert voice.byoyomi_table(10000, True, KO, DOWN)[0] == (1000, 9)
+
+
+def test_japanese_and_korean_count_in_every_period():
+    for lg in (JA, KO):
+        table = voice.byoyomi_table(60000, False, lg, UP)
+        assert (55000, SEC + 55) not in table and (60000, MIN1) not in table
+        assert table[3:] == (*tuple((50000 + k * 1000, k) for k in range(1, 10)), (60000, LEFT))
+        assert voice.byoyomi_table(60000, True, lg, UP)[-1] == (60000, 10)
+
+
+def test_mandarin_cantonese_and_english_read_55_and_58():
+    for lg in (CMN, YUE, EN):
+        assert voice.byoyomi_table(60000, False, lg, UP) == voice.byoyomi_table(60000, False)
+
+
+def test_periods_left_after_a_short_period_only_where_the_phrase_counts_periods():
+    # 还剩 k 分 counts minutes: Mandarin and Cantonese keep TC-6b's "10".
+    assert voice.byoyomi_table(30000, False, CMN, UP)[-1] == (30000, 10)
+    assert voice.byoyomi_table(30000, False, JA, UP)[-1] == (30000, LEFT)
+    assert voice.byoyomi_table(30000, False, YUE, DOWN)[-1] == (29000, 1)
+
+
+def test_canadian_cues_by_time_left():
+    assert voice.canadian_table(600000, CMN, UP) == tuple(
+        [((10 - k) * 1000, k) for k in range(1, 10)] + [(0, 10)]
+    )
+    down = [(30000, SEC + 30), (20000, SEC + 20), *[(k * 1000, k) for k in range(10, 0, -1)]]
+    assert voice.canadian_table(600000, KO, DOWN) == (*down, (0, FLAG))
+    assert voice.canadian_table(25000, EN, DOWN)[0] == (20000, SEC + 20)  # no 30 s in 25 s
+
+
+def test_a_bad_voice_is_refused_and_changes_nothing(restore_voice):
+    for bad in ((5, 0), (0, 2), (-1, 0)):
+        with pytest.raises(ValueError):
+            voice.use(*bad)
+    assert (voice.lang, voice.style) == (0, 0)
+
+
+def test_a_time_control_takes_the_voice_when_retabled(restore_voice):
+    from qizhong.core import tcspec
+
+    tc = tcspec.parse("10m byoyomi 3x60s")
+    before = tc.overtime.table
+    voice.use(JA, DOWN)
+    assert tc.overtime.table is before  # built once: nothing changes in play
+    tc.overtime.retable()
+    assert tc.overtime.table == voice.byoyomi_table(60000, False, JA, DOWN)
+    assert tcspec.parse("10m count 10s").overtime.table == voice.count_table(10000, JA, DOWN)
+
+
+def test_a_canadian_block_skips_readings_it_has_passed(restore_voice):
+    from qizhong.core import tcspec
+    from qizhong.core.timecontrol import SideTime
+
+    voice.use(CMN, DOWN)
+    tc = tcspec.parse("0 canadian 3/30s")
+    s = SideTime()
+    tc.reset(s, 0)
+    tc.enter_overtime(s)
+    assert tc.cue_in(s) == 10000  # "20秒" when 20 s are left
+    tc.adjust(s, -15000)  # a penalty: 15 s left, past "20秒"
+    assert tc.cue_in(s) == 5000 and tc.cue_id(s) == 10  # "10" next, never "20秒" late

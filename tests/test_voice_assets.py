@@ -1,30 +1,34 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The committed Mandarin voice cues (firmware/assets/voice) against the schedules.
+"""The committed voice cues (firmware/assets/voice/LANG/cues.bin) against the schedules.
 
-Runs without espeak-ng: only the generated files and the pure-Python helpers of
-tools/make_voice.py are used.
+Runs without espeak-ng: only the generated files, the firmware's IMA ADPCM
+decoder and the pure-Python helpers of tools/make_voice.py are used. Every
+duration here is measured from the decoded samples, not read from an index.
 """
 
 import importlib.util
 import math
 import os
-import sys
 from array import array
 
 import pytest
 
 from conftest import ROOT
-from qizhong.core import voice
+from qizhong.core import adpcm, voice
 from qizhong.core.voice import LEFT
+from qizhong.sim import audio
 
 VOICE_DIR = os.path.join(ROOT, "firmware", "assets", "voice")
 RATE = 8000
-MAX_PERIODS = 10  # "还剩 k 分" is recorded for k = 1..10
+MAX_PERIODS = 10  # "k periods left" is recorded for k = 1..10
 DIGIT_MAX_MS = 700
-PHRASE_MAX_MS = 900
+PHRASE_MAX_MS = 1000
 RMS_FLOOR = 1000  # about -30 dBFS: clearly audible after peak normalisation
 EDGE_MS = 30  # sound must start / end this close to the file's ends
-NUMERALS = "一二三四五六七八九十"
+FASTEST_MS = 1000  # the count's fastest: one cue a second
+COUNTS = [p * 1000 for p in range(1, 61)]
+PERIODS = (10000, 20000, 30000, 45000, 60000)
+BLOCKS = (20000, 30000, 600000)
 
 
 def _make_voice():
@@ -36,9 +40,9 @@ def _make_voice():
     return module
 
 
-def _index():
+def _index(lang):
     header, entries = [], {}
-    with open(os.path.join(VOICE_DIR, "index.txt"), encoding="utf-8") as f:
+    with open(os.path.join(VOICE_DIR, lang, "index.txt"), encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("#"):
@@ -50,97 +54,215 @@ def _index():
     return header, entries
 
 
+BANKS = {lang: audio.read_bank(os.path.join(VOICE_DIR, lang, voice.BANK)) for lang in voice.LANGS}
+SAMPLES = {
+    (lang, stem): audio.decode(BANKS[lang][i])
+    for lang in voice.LANGS
+    for i, stem in enumerate(voice.stems())
+}
+CUES = sorted(SAMPLES)
+
+
+CHUNK_MS = 64  # boards/pico.py plays whole chunks of 1024 bytes, then one of silence
+
+
+def ms(lang, cue):
+    """How long the clock's player is busy with ``cue`` in ``lang``: its
+    measured samples in whole 64 ms chunks, and the chunk of silence after."""
+    n = len(SAMPLES[lang, voice.stems()[voice.cue_slot(cue)]])
+    return (2 * n + 1023) // 1024 * CHUNK_MS + CHUNK_MS
+
+
+def _longest(lang, cue):
+    """``ms``; for "k periods left" (k filled in when spoken) the longest k."""
+    if cue == LEFT:
+        return max(ms(lang, LEFT + k) for k in range(1, MAX_PERIODS + 1))
+    return ms(lang, cue)
+
+
+def _tables(lg, st):
+    """Every schedule of one language and style, with what follows its last cue:
+    the next table (a fresh byo-yomi period), or None (a count, the last
+    period, a block: the next cue may come a second later)."""
+    out = [(voice.count_table(p, lg, st), None) for p in COUNTS]
+    for p in PERIODS:
+        last = voice.byoyomi_table(p, True, lg, st)
+        out.append((voice.byoyomi_table(p, False, lg, st), (p, last)))
+        out.append((last, None))
+    out += [(voice.canadian_table(b, lg, st), None) for b in BLOCKS]
+    return out
+
+
 def _scheduled_cues():
     cues = set()
-    for p in range(1, 61):
-        cues.update(cue for _due, cue in voice.count_table(p * 1000))
-    for p in (10, 20, 30, 45, 60):
-        for last in (False, True):
-            cues.update(cue for _due, cue in voice.byoyomi_table(p * 1000, last))
-    assert LEFT in cues  # the 60 s table speaks "还剩 k 分", k added when spoken
+    for lg in range(len(voice.LANGS)):
+        for st in range(len(voice.STYLES)):
+            for table, _next in _tables(lg, st):
+                cues.update(cue for _due, cue in table)
+    assert LEFT in cues  # "k periods left", k added when spoken
     cues.discard(LEFT)
     cues.update(LEFT + k for k in range(1, MAX_PERIODS + 1))
     return cues
 
 
-STEMS = sorted({voice.cue_asset(c) for c in _scheduled_cues()})
-HEADER, INDEX = _index()
+def test_the_schedules_need_every_slot_and_no_other():
+    assert {voice.cue_asset(c) for c in _scheduled_cues()} == set(voice.stems())
+    assert [voice.cue_slot(c) for c in sorted(_scheduled_cues())] == list(range(voice.SLOTS))
+    assert voice.cue_slot(LEFT + 11) == voice.cue_slot(voice.SEC + 15) == -1  # no sample
 
 
-def _samples(stem):
-    a = array("h")
-    with open(os.path.join(VOICE_DIR, stem + ".pcm"), "rb") as f:
-        a.frombytes(f.read())
-    if sys.byteorder == "big":
-        a.byteswap()
-    return a
+@pytest.mark.parametrize("lang", voice.LANGS)
+def test_the_bank_and_its_index_agree(lang):
+    header, index = _index(lang)
+    assert "# format: ima_adpcm mono %d Hz, in %s" % (RATE, voice.BANK) in header
+    assert list(index) == voice.stems()
+    for i, stem in enumerate(voice.stems()):
+        size, dur, _text = index[stem]
+        assert len(BANKS[lang][i]) == size, stem
+        assert dur == round(len(SAMPLES[lang, stem]) * 1000 / RATE), stem
 
 
-def test_the_schedules_need_the_expected_stems():
-    expected = {"n%d" % k for k in range(1, 11)}
-    expected |= {"s%d" % s for s in (10, 20, 30, 40, 50, 55, 58)}
-    expected |= {"m1"} | {"r%d" % k for k in range(1, 11)}
-    assert set(STEMS) == expected
+def test_a_bank_that_is_cut_short_is_refused(tmp_path):
+    with open(os.path.join(VOICE_DIR, "ja", voice.BANK), "rb") as f:
+        data = f.read()
+    (tmp_path / "short.bin").write_bytes(data[:-1])
+    with pytest.raises(ValueError, match="slot 28 ends beyond the file"):
+        audio.read_bank(str(tmp_path / "short.bin"))
+    (tmp_path / "other.bin").write_bytes(b"RIFF" + data[4:])
+    with pytest.raises(ValueError, match="is not a cue bank"):
+        audio.read_bank(str(tmp_path / "other.bin"))
 
 
-@pytest.mark.parametrize("stem", STEMS)
-def test_every_scheduled_cue_has_an_asset(stem):
-    assert os.path.isfile(os.path.join(VOICE_DIR, stem + ".pcm"))
-    assert stem in INDEX
+@pytest.mark.parametrize("lang", voice.LANGS)
+def test_the_languages_say_their_own_words(lang):
+    _header, index = _index(lang)
+    text = {stem: t for stem, (_s, _d, t) in index.items()}
+    want = {
+        "cmn": ("一", "十", "三十秒", "还剩两分", "时间到"),
+        "yue": ("一", "十", "三十秒", "還剩兩分", "時間到"),
+        "ja": ("いち", "じゅう", "さんじゅうびょう", "あとにかいです", "じかんぎれです"),
+        "ko": ("하나", "열", "삼십초", "이회 남음", "시간 초과"),
+        "en": ("one", "ten", "thirty seconds", "two left", "time is up"),
+    }[lang]
+    assert (text["n1"], text["n10"], text["s30"], text["r2"], text["f"]) == want
+    if lang == "ja":  # the fast count: よん and なな, never し or しち
+        assert (text["n4"], text["n7"]) == ("よん", "なな")
+    if lang == "ko":  # native numerals
+        assert [text["n%d" % k] for k in range(1, 11)] == [
+            "하나", "둘", "셋", "넷", "다섯", "여섯", "일곱", "여덟", "아홉", "열",
+        ]  # fmt: skip
+    if lang == "en":  # British Go Journal 106: the last period starts with "no time left"
+        assert text["r1"] == "no time left"
 
 
-def test_index_declares_8khz_16bit_mono():
-    assert "# format: pcm_s16le mono %d Hz" % RATE in HEADER
+def test_the_same_cue_differs_between_languages():
+    for stem in voice.stems():
+        sounds = {bytes(SAMPLES[lang, stem]) for lang in voice.LANGS}
+        assert len(sounds) == len(voice.LANGS), stem
 
 
-def test_index_matches_the_files():
-    files = {n[:-4] for n in os.listdir(VOICE_DIR) if n.endswith(".pcm")}
-    assert files == set(INDEX)
-    for stem, (size, ms, _text) in INDEX.items():
-        assert os.path.getsize(os.path.join(VOICE_DIR, stem + ".pcm")) == size, stem
-        assert ms == round(size / 2 * 1000 / RATE), stem
-
-
-@pytest.mark.parametrize("stem", sorted(INDEX))
-def test_index_text_says_the_cue(stem):
-    text = INDEX[stem][2]
-    kind, k = stem[0], int(stem[1:])
-    if kind == "n":
-        assert text == NUMERALS[k - 1]
-    elif kind == "s":
-        assert text.endswith("秒")
-    elif kind == "m":
-        assert text == "一分"
-    else:
-        assert text.startswith("还剩") and text.endswith("分")
-
-
-@pytest.mark.parametrize("stem", sorted(INDEX))
-def test_asset_shape_and_duration(stem):
-    size, ms, _text = INDEX[stem]
-    assert size > 0 and size % 2 == 0
+@pytest.mark.parametrize("lang, stem", CUES, ids=["%s-%s" % c for c in CUES])
+def test_cue_duration_audibility_and_trim(lang, stem):
+    a = SAMPLES[lang, stem]
     limit = DIGIT_MAX_MS if stem.startswith("n") else PHRASE_MAX_MS
-    assert size / 2 * 1000 / RATE <= limit, "%s lasts %d ms" % (stem, ms)
-
-
-@pytest.mark.parametrize("stem", sorted(INDEX))
-def test_asset_is_audible_unclipped_and_trimmed(stem):
-    a = _samples(stem)
+    assert len(a) * 1000 / RATE <= limit, "%s/%s lasts %d ms" % (lang, stem, len(a) // 8)
     peak = max(abs(x) for x in a)
     rms = math.sqrt(sum(x * x for x in a) / len(a))
-    assert rms >= RMS_FLOOR, "%s too quiet: rms %d" % (stem, rms)
-    assert peak < 32767, "%s reaches full scale" % stem
+    assert rms >= RMS_FLOOR, "%s/%s too quiet: rms %d" % (lang, stem, rms)
+    assert peak < 32767, "%s/%s reaches full scale" % (lang, stem)
     near_peak = sum(1 for x in a if abs(x) >= 0.98 * peak)
-    assert near_peak <= len(a) // 100, "%s is flat-topped" % stem
-    loud = [i for i, x in enumerate(a) if abs(x) >= 0.02 * peak]
+    assert near_peak <= len(a) // 100, "%s/%s is flat-topped" % (lang, stem)
+    loud = [
+        i for i, x in enumerate(a) if abs(x) >= 0.01 * peak
+    ]  # make_voice.THRESHOLD: "th" counts
     edge = RATE * EDGE_MS // 1000
-    assert loud[0] < edge, "%s: %d ms of leading silence" % (stem, loud[0] * 1000 // RATE)
-    assert len(a) - 1 - loud[-1] < edge, "%s: trailing silence" % stem
+    assert loud[0] < edge, "%s/%s: %d ms of leading silence" % (lang, stem, loud[0] // 8)
+    assert len(a) - 1 - loud[-1] < edge, "%s/%s: trailing silence" % (lang, stem)
     assert abs(a[0]) < 0.02 * peak and abs(a[-1]) < 0.02 * peak  # faded: no click
 
 
-def test_total_size_fits_the_flash_budget():
-    assert sum(size for size, _ms, _text in INDEX.values()) < 512 * 1024
+@pytest.mark.parametrize("style", range(len(voice.STYLES)), ids=voice.STYLES)
+@pytest.mark.parametrize("lg", range(len(voice.LANGS)), ids=voice.LANGS)
+def test_every_cue_ends_before_the_next_one_starts(lg, style):
+    # Cues due at one instant play back to back ("1分", then "还剩 2 分"); the
+    # group, as the clock plays it (``ms``), must end before the next cue's
+    # instant. After a table's last cue the next may come a second later (the
+    # count's fastest), or, at the end of a byo-yomi period that is not the
+    # last, at the next period's first.
+    lang = voice.LANGS[lg]
+    worst = []
+    for table, nxt in _tables(lg, style):
+        for i, (due, _cue) in enumerate(table):
+            if i and table[i - 1][0] == due:
+                continue  # counted with the group it starts with
+            group = [c for d, c in table if d == due]
+            later = [d for d, _c in table if d > due]
+            if later:
+                gap = later[0] - due
+            elif nxt is not None:
+                period, following = nxt
+                gap = period - due + following[0][0]
+            else:
+                gap = FASTEST_MS
+            took = sum(_longest(lang, c) for c in group)
+            worst.append((gap - took, table, due, group))
+    margin, table, due, group = min(worst, key=lambda w: w[0])
+    assert margin >= 0, "%s %s: %r at %d ms overlaps the next cue by %d ms" % (
+        lang,
+        voice.STYLES[style],
+        group,
+        due,
+        -margin,
+    )
+
+
+def test_the_longest_periods_left_phrase_fits_a_second():
+    # "k periods left" (any k) may end a 10 s period whose successor counts
+    # from its first second (Japanese, counting up).
+    for lang in voice.LANGS:
+        longest = max(ms(lang, LEFT + k) for k in range(1, MAX_PERIODS + 1))
+        assert longest <= FASTEST_MS, lang
+
+
+# -- IMA ADPCM -----------------------------------------------------------------------
+
+
+def test_adpcm_decodes_a_known_byte():
+    # Low nibble 7 from state (0, 0): step 7 gives 7/8 + 7 + 7/2 + 7/4 -> 0+7+3+1 = 11,
+    # index 0 + 8; then high nibble 0: step 16 gives 16 >> 3 = 2 -> 13, index 7.
+    out = bytearray(4)
+    d = adpcm.Decoder()
+    assert d.decode_into(b"\x07", 1, out) == 4
+    assert array("h", bytes(out)).tolist() == [11, 13]
+    assert (d.pred, d.index) == (13, 7)
+
+
+def test_adpcm_round_trip_keeps_a_tone():
+    mv = _make_voice()
+    tone = array("h", (round(20000 * math.sin(2 * math.pi * 400 * i / RATE)) for i in range(4001)))
+    data = mv.encode(tone)
+    assert len(data) == 2001  # 4 bits a sample; the odd one padded
+    back = mv.decode(data)
+    err = sum((a - b) ** 2 for a, b in zip(tone, back, strict=False)) / len(tone)
+    snr = 10 * math.log10(sum(x * x for x in tone) / len(tone) / err)
+    assert snr > 20, snr
+
+
+def test_adpcm_decoding_in_chunks_equals_decoding_at_once():
+    data = BANKS["ko"][voice.cue_slot(voice.FLAG)]
+    whole = bytearray(4 * len(data))
+    adpcm.Decoder().decode_into(data, len(data), whole)
+    d = adpcm.Decoder()
+    parts = bytearray()
+    for i in range(0, len(data), 256):  # as boards/pico.py reads CHUNK // 4 at a time
+        chunk = data[i : i + 256]
+        out = bytearray(1024)
+        n = d.decode_into(chunk, len(chunk), out)
+        parts += out[:n]
+    assert parts == whole
+
+
+# -- tools/make_voice.py ---------------------------------------------------------------
 
 
 def _tone(n, amplitude):
@@ -174,3 +296,17 @@ def test_process_trims_normalises_and_fades():
     assert len(out) <= len(tone) + 2 * pad
     assert max(abs(x) for x in out) == mv.PEAK < 32767
     assert out[0] == 0 and out[-1] == 0
+
+
+def test_fill_pauses_leaves_no_silent_run_inside_a_cue():
+    mv = _make_voice()
+    out = mv.fill_pauses(array("h", [0] * 5 + [900] + [0] * 600 + [-900] + [0] * 5))
+    assert list(out[:5]) == [0] * 5 and list(out[-5:]) == [0] * 5  # the ends stay silent
+    assert all(abs(x) == mv.FILL for x in out[6:606])
+
+
+def test_every_language_has_a_cue_for_every_slot():
+    mv = _make_voice()
+    for lang in mv.LANGS:
+        stems = [stem for _name, _limit, group in mv.groups(lang) for stem, _t, _s in group]
+        assert sorted(stems) == sorted(voice.stems()), lang

@@ -1,50 +1,65 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Generate the Mandarin voice cues (RULES TC-5, TC-6a, TC-6b) with eSpeak NG.
+"""Generate the voice cues (RULES TC-5, TC-6a, TC-6b, TC-7) with eSpeak NG, in five languages.
 
 Usage: python tools/make_voice.py OUTDIR  (``make voice`` writes firmware/assets/voice)
 
-Every cue becomes ``OUTDIR/<stem>.pcm``: raw PCM, signed 16-bit little-endian,
-mono, 8000 Hz, leading and trailing silence trimmed, peak-normalised to -1 dBFS,
-with a few ms of fade at both ends (no click on the I2S amplifier). The stems are
-those of ``qizhong.voice.cue_asset``: n1..n10, s10..s58, m1, r1..r10.
-``OUTDIR/index.txt`` lists stem, bytes, duration_ms and text.
+Every cue of every language (``LANGS``: cmn, yue, ja, ko, en; docs/voice.md)
+becomes ``OUTDIR/<lang>/<stem>.ima``: IMA ADPCM (``qizhong.adpcm``) of mono
+8000 Hz audio, leading and trailing silence trimmed, peak-normalised to -1
+dBFS, with a few ms of fade at both ends (no click on the I2S amplifier). The
+stems are those of ``qizhong.voice.cue_asset``: n1..n10, s10..s58, m1, f,
+r1..r10. ``OUTDIR/<lang>/index.txt`` lists stem, bytes, duration_ms and text.
 
 Needs ``espeak-ng`` and ``sox`` on PATH (Debian: apt-get install espeak-ng sox);
-only this tool needs them, the generated files are committed. Standard library only.
+only this tool needs them, the generated files are committed. Standard library
+and the firmware's own ``qizhong.adpcm`` only.
 
-Voice: espeak-ng 1.51's ``cmn`` voice reads Latin text as English, and its own
+Voices: espeak-ng 1.51's ``cmn`` voice reads Latin text as English, and its own
 pinyin too, so "一" comes out as "yi one" (espeak-ng issues #1028, #1236). The
 ``cmn-latn-pinyin`` voice reads the same characters correctly, so it is preferred;
-the tool refuses any voice whose phoneme output switches to English.
+the tool refuses any voice whose phoneme output switches to English (outside
+English). Japanese is given in kana: espeak-ng's ``ja`` voice reads no kanji.
 
-Speed: each group (digits, seconds readings, minute announcement) uses one speed,
-the slowest from BASE_WPM up that makes every sample in the group fit its budget:
-a digit must fit well inside the one second of the count, a phrase under 0.9 s.
+Speed: each group (digits, seconds readings, minute and periods-left
+announcements, the flag word) uses one speed, the slowest from BASE_WPM up
+that makes every sample in the group fit its budget: a digit must fit well
+inside the one second of the count, a phrase under 0.9 s.
 """
 
 import argparse
 import os
+import struct
 import subprocess
 import sys
 import tempfile
 from array import array
 
 RATE = 8000  # Hz; the I2S amplifier (MAX98357A) accepts 8 kHz
-PEAK = 29204  # -1 dBFS: headroom, so no sample reaches full scale
+PEAK = 26028  # -2 dBFS: headroom, so no decoded sample (ADPCM overshoots) reaches full scale
 THRESHOLD = 0.01  # of the peak (-40 dB): quieter edges count as silence
 PAD_MS = 10  # silence kept either side of the sound
 FADE_MS = 4  # linear fade-in/out at the very ends
+FILL = 2  # what exact zeros inside a cue become (fill_pauses)
 
 DIGIT_MAX_MS = 600
 PHRASE_MAX_MS = 850  # the hard limit (tests) is 900
+# "k periods left": the next cue may come 1 s later (a 10 s period). The clock
+# plays whole 64 ms chunks and 64 ms of silence after a cue: 14 chunks fit.
+LEFT_MAX_MS = 890
 BASE_WPM = 175  # espeak-ng's default speed, clear
 MAX_WPM = 260  # beyond this it stops being clear: fail instead
 STEP_WPM = 5
 
-VOICES = ("cmn-latn-pinyin", "cmn")  # first one espeak-ng lists wins
+try:  # the host package: its core is the firmware's qizhong
+    from qizhong.core import adpcm, voice
+except ImportError:  # without it installed: the firmware's own folder
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "firmware"))
+    from qizhong import adpcm, voice  # type: ignore[no-redef]
 
 NUMERALS = ("一", "二", "三", "四", "五", "六", "七", "八", "九", "十")
+SECONDS = (10, 20, 30, 40, 50, 55, 58)
+PERIODS = range(1, 11)  # "k periods left" is recorded for k = 1..10
 
 
 def _number(n: int) -> str:
@@ -58,28 +73,137 @@ def _number(n: int) -> str:
     return text
 
 
-def groups() -> list[tuple[str, int, list[tuple[str, str, str]]]]:
+# Japanese in kana (docs/voice.md): よん and なな in the count, periods in 回.
+JA_DIGITS = ("いち", "に", "さん", "よん", "ご", "ろく", "なな", "はち", "きゅう", "じゅう")
+JA_TENS = {10: "じゅう", 20: "にじゅう", 30: "さんじゅう", 40: "よんじゅう", 50: "ごじゅう"}
+JA_KAI = ("いっかい", "にかい", "さんかい", "よんかい", "ごかい", "ろっかい", "ななかい",
+          "はちかい", "きゅうかい", "じゅっかい")  # fmt: skip
+# Korean: native numerals for the count, Sino-Korean for seconds and periods.
+KO_NATIVE = ("하나", "둘", "셋", "넷", "다섯", "여섯", "일곱", "여덟", "아홉", "열")
+KO_SINO = ("일", "이", "삼", "사", "오", "육", "칠", "팔", "구", "십")
+EN_DIGITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+EN_TENS = {10: "ten", 20: "twenty", 30: "thirty", 40: "forty", 50: "fifty"}
+
+
+def _ko_number(n: int) -> str:
+    tens, ones = divmod(n, 10)
+    text = ("" if tens == 1 else KO_SINO[tens - 1]) + "십" if tens else ""
+    return text + (KO_SINO[ones - 1] if ones else "")
+
+
+Cue = tuple[str, str, str]  # stem, text, what espeak-ng is given
+
+
+def _cues(lang: str) -> tuple[list[Cue], list[Cue], list[Cue], list[Cue]]:
+    """The digits, the seconds readings, the minute and periods-left
+    announcements, and the flag word of one language (docs/voice.md)."""
+    if lang in ("cmn", "yue"):
+        two = "两" if lang == "cmn" else "兩"
+        remain = "还剩" if lang == "cmn" else "還剩"
+        digits = [("n%d" % k, _number(k), _number(k)) for k in range(1, 11)]
+        seconds = [("s%d" % s, _number(s) + "秒", _number(s) + "秒") for s in SECONDS]
+        # espeak-ng (cmn) misses one tone sandhi: 一 before a first tone (一分) is yì.
+        minutes = [("m1", "一分", "yi4 fen1" if lang == "cmn" else "一分")]
+        for k in PERIODS:
+            text = remain + (two if k == 2 else _number(k)) + "分"
+            say = "hai2 sheng4 yi4 fen1" if k == 1 and lang == "cmn" else text
+            minutes.append(("r%d" % k, text, say))
+        flag = "时间到" if lang == "cmn" else "時間到"
+        return digits, seconds, minutes, [("f", flag, flag)]
+    if lang == "ja":
+        digits = [("n%d" % k, t, t) for k, t in enumerate(JA_DIGITS, 1)]
+        seconds = []
+        for s in SECONDS:
+            t = JA_TENS[s - s % 10] + (JA_DIGITS[s % 10 - 1] if s % 10 else "") + "びょう"
+            seconds.append(("s%d" % s, t, t))
+        minutes = [("m1", "いっぷん", "いっぷん")]
+        for k in PERIODS:
+            minutes.append(
+                ("r%d" % k, "あと%sです" % JA_KAI[k - 1], "あと %s です" % JA_KAI[k - 1])
+            )
+        return digits, seconds, minutes, [("f", "じかんぎれです", "じかんぎれです")]
+    if lang == "ko":
+        digits = [("n%d" % k, t, t) for k, t in enumerate(KO_NATIVE, 1)]
+        seconds = [("s%d" % s, _ko_number(s) + "초", _ko_number(s) + "초") for s in SECONDS]
+        minutes = [("m1", "일분", "일분"), ("r1", "마지막 초읽기", "마지막 초읽기")]
+        for k in PERIODS[1:]:
+            left = "%s회 남음" % _ko_number(k)
+            minutes.append(("r%d" % k, left, left))
+        return digits, seconds, minutes, [("f", "시간 초과", "시간 초과")]
+    digits = [("n%d" % k, t, t) for k, t in enumerate(EN_DIGITS, 1)]
+    seconds = []
+    for s in SECONDS:
+        t = EN_TENS[s - s % 10] + ("-" + EN_DIGITS[s % 10 - 1] if s % 10 else " seconds")
+        seconds.append(("s%d" % s, t, t))
+    # British Go Journal 106: "55, 58, 1 minute, no time left": the last period starts.
+    minutes = [("m1", "one minute", "one minute"), ("r1", "no time left", "no time left")]
+    for k in PERIODS[1:]:
+        left = "%s left" % EN_DIGITS[k - 1]  # "seven periods left" is over 0.89 s
+        minutes.append(("r%d" % k, left, left))
+    return digits, seconds, minutes, [("f", "time is up", "time is up")]
+
+
+# lang: (espeak-ng voices, the first one listed wins)
+VOICES = {
+    "cmn": ("cmn-latn-pinyin", "cmn"),
+    "yue": ("yue",),
+    "ja": ("ja",),
+    "ko": ("ko",),
+    "en": ("en-gb", "en"),
+}
+LANGS = tuple(VOICES)
+
+
+def groups(lang: str = "cmn") -> list[tuple[str, int, list[Cue]]]:
     """(name, budget_ms, cues): each cue is (stem, text, what espeak-ng is given).
 
     One speed per group: the count digits; the seconds readings; the minute
-    announcement "一分" + "还剩 k 分", spoken back to back at the end of a period.
-    The spoken form differs from the text only where espeak-ng misses a tone
-    sandhi: 一 before a first tone (一分) is yì. Two minutes are 两分, not 二分.
+    and periods-left announcements, spoken back to back at the end of a
+    period; the flag word.
     """
-    digits = [("n%d" % k, _number(k), _number(k)) for k in range(1, 11)]
-    seconds = [
-        ("s%d" % s, _number(s) + "秒", _number(s) + "秒") for s in (10, 20, 30, 40, 50, 55, 58)
-    ]
-    minutes = [("m1", "一分", "yi4 fen1")]
-    for k in range(1, 11):
-        text = "还剩%s分" % ("两" if k == 2 else _number(k))
-        say = "hai2 sheng4 yi4 fen1" if k == 1 else text
-        minutes.append(("r%d" % k, text, say))
+    digits, seconds, minutes, flag = _cues(lang)
     return [
         ("digits", DIGIT_MAX_MS, digits),
         ("seconds", PHRASE_MAX_MS, seconds),
-        ("minutes", PHRASE_MAX_MS, minutes),
+        ("minutes", LEFT_MAX_MS, minutes),
+        ("flag", PHRASE_MAX_MS, flag),
     ]
+
+
+def encode(samples: array) -> bytes:
+    """IMA ADPCM of ``samples``, two per byte, low nibble first, from state (0, 0);
+    an odd count gets one silent sample more. ``qizhong.adpcm`` decodes it."""
+    pred, index = 0, 0
+    out = bytearray((len(samples) + 1) // 2)
+    for i in range(2 * len(out)):
+        x = samples[i] if i < len(samples) else 0
+        st = adpcm.STEPS[index]
+        diff = x - pred
+        code = 0
+        if diff < 0:
+            code, diff = 8, -diff
+        if diff >= st:
+            code |= 4
+            diff -= st
+        if diff >= st >> 1:
+            code |= 2
+            diff -= st >> 1
+        if diff >= st >> 2:
+            code |= 1
+        pred, index = adpcm.step(pred, index, code)
+        out[i >> 1] |= code << (4 * (i & 1))
+    return bytes(out)
+
+
+def decode(data: bytes) -> array:
+    """The samples of an .ima cue (through the firmware's own decoder)."""
+    pcm = bytearray(4 * len(data))
+    adpcm.Decoder().decode_into(data, len(data), pcm)
+    out = array("h")
+    out.frombytes(bytes(pcm))
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out
 
 
 def trim_silence(samples: array, threshold: int, pad: int = 0) -> array:
@@ -117,12 +241,25 @@ def fade(samples: array, n: int) -> array:
     return out
 
 
+def fill_pauses(samples: array, level: int = FILL) -> array:
+    """Exact zeros inside the sound become +-``level`` in turn (-84 dBFS, at
+    4 kHz: inaudible). The test jig ends a cue at a run of zeros (jig/jigcore.py
+    GAP); espeak-ng's Cantonese has such runs between syllables."""
+    out = array("h", samples)
+    nz = [i for i, x in enumerate(out) if x]
+    if nz:
+        for i in range(nz[0], nz[-1]):
+            if not out[i]:
+                out[i] = level if i & 1 else -level
+    return out
+
+
 def process(samples: array) -> array:
-    """Raw 8 kHz synthesis to the finished cue: trim, normalise, fade."""
+    """Raw 8 kHz synthesis to the finished cue: trim, normalise, fade, fill pauses."""
     top = max((abs(x) for x in samples), default=0)
     pad = RATE * PAD_MS // 1000
     trimmed = trim_silence(samples, max(1, round(top * THRESHOLD)), pad)
-    return fade(normalise(trimmed), RATE * FADE_MS // 1000)
+    return fill_pauses(fade(normalise(trimmed), RATE * FADE_MS // 1000))
 
 
 def duration_ms(samples: array) -> int:
@@ -138,19 +275,19 @@ def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
         sys.exit("make_voice: %s failed: %s" % (" ".join(cmd), e.stderr.decode(errors="replace")))
 
 
-def pick_voice() -> str:
-    listed = _run(["espeak-ng", "--voices=zh"]).stdout.decode()
+def pick_voice(lang: str) -> str:
+    listed = _run(["espeak-ng", "--voices"]).stdout.decode()
     names = {line.split()[1] for line in listed.splitlines()[1:] if line.split()}
-    for v in VOICES:
+    for v in VOICES[lang]:
         if v in names:
             return v
-    sys.exit("make_voice: no Mandarin voice in espeak-ng --voices=zh")
+    sys.exit("make_voice: no %s voice in espeak-ng --voices" % lang)
 
 
 def check_phonemes(voice: str, say: str) -> None:
     """Fail if espeak-ng would read part of ``say`` as English (the cmn bug)."""
     ph = _run(["espeak-ng", "-v", voice, "-q", "-x", say]).stdout.decode()
-    if "(en)" in ph:
+    if not voice.startswith("en") and "(en)" in ph:
         sys.exit("make_voice: voice %s reads %r as English: %s" % (voice, say, ph.strip()))
 
 
@@ -187,44 +324,82 @@ def version() -> str:
     return out[out.index("text-to-speech:") + 1] if "text-to-speech:" in out else "?"
 
 
+def bank(cues: list[bytes]) -> bytes:
+    """A cue bank (``qizhong.voice.BANK``): the header, the slot table, the data."""
+    head = bytearray(voice.MAGIC + struct.pack("<HH", len(cues), 0))
+    at = len(head) + 8 * len(cues)
+    for c in cues:
+        head += struct.pack("<II", at, len(c))
+        at += len(c)
+    return bytes(head) + b"".join(cues)
+
+
+def read_bank(data: bytes) -> list[bytes]:
+    """The cues of a bank, in slot order (ValueError if it is not one)."""
+    if data[:4] != voice.MAGIC:
+        raise ValueError("not a cue bank")
+    (n,) = struct.unpack_from("<H", data, 4)
+    out = []
+    for i in range(n):
+        at, size = struct.unpack_from("<II", data, voice.BANK_HEAD + 8 * i)
+        if at + size > len(data):
+            raise ValueError("slot %d beyond the end" % i)
+        out.append(data[at : at + size])
+    return out
+
+
+def make(lang: str, outdir: str, tmp: str) -> int:
+    """Write one language's cues and index into ``outdir``; returns their bytes."""
+    espeak = pick_voice(lang)
+    cues = [cue for _name, _limit, group in groups(lang) for cue in group]
+    assert sorted(stem for stem, _t, _s in cues) == sorted(voice.stems()), lang
+    for _stem, _text, say in cues:
+        check_phonemes(espeak, say)
+    samples: dict[str, array] = {}
+    speeds = []
+    for name, limit, group in groups(lang):
+        wpm, out = fit(espeak, group, limit, tmp)
+        samples.update(out)
+        speeds.append("%s %d wpm" % (name, wpm))
+    os.makedirs(outdir, exist_ok=True)
+    for name in sorted(os.listdir(outdir)):
+        if name.endswith(".ima"):  # the older layout: one file a cue
+            os.remove(os.path.join(outdir, name))
+    lines = [
+        "# %s voice cues of qizhong, generated by tools/make_voice.py (make voice)." % lang,
+        "# format: ima_adpcm mono %d Hz, in %s" % (RATE, voice.BANK),
+        "# espeak-ng %s, voice %s; %s" % (version(), espeak, ", ".join(speeds)),
+        "# stem\tbytes\tduration_ms\ttext",
+    ]
+    texts = {stem: text for stem, text, _say in cues}
+    data = {stem: encode(samples[stem]) for stem in voice.stems()}
+    for stem in voice.stems():
+        lines.append(
+            "%s\t%d\t%d\t%s" % (stem, len(data[stem]), duration_ms(decode(data[stem])), texts[stem])
+        )
+    with open(os.path.join(outdir, voice.BANK), "wb") as f:
+        f.write(bank([data[stem] for stem in voice.stems()]))
+    total = sum(len(d) for d in data.values())
+    with open(os.path.join(outdir, "index.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print(
+        "%s: %d cues, %d bytes; voice %s; %s" % (lang, len(cues), total, espeak, ", ".join(speeds))
+    )
+    return total
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir")
+    ap.add_argument("--lang", action="append", choices=LANGS, help="only these (default: all)")
     args = ap.parse_args(argv)
-    voice = pick_voice()
-    cues = [cue for _name, _limit, group in groups() for cue in group]
-    for _stem, _text, say in cues:
-        check_phonemes(voice, say)
-    samples: dict[str, array] = {}
-    speeds = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, limit, group in groups():
-            wpm, out = fit(voice, group, limit, tmp)
-            samples.update(out)
-            speeds.append("%s %d wpm" % (name, wpm))
-    os.makedirs(args.outdir, exist_ok=True)
+        for lang in args.lang or LANGS:
+            make(lang, os.path.join(args.outdir, lang), tmp)
     for name in sorted(os.listdir(args.outdir)):
-        if name.endswith(".pcm") and name[:-4] not in samples:
-            os.remove(os.path.join(args.outdir, name))  # a stale cue
+        if name.endswith(".pcm") or name == "index.txt":  # the old flat, PCM layout
+            os.remove(os.path.join(args.outdir, name))
             print("removed", name)
-    lines = [
-        "# Mandarin voice cues of qizhong, generated by tools/make_voice.py (make voice).",
-        "# format: pcm_s16le mono %d Hz" % RATE,
-        "# espeak-ng %s, voice %s; %s" % (version(), voice, ", ".join(speeds)),
-        "# stem\tbytes\tduration_ms\ttext",
-    ]
-    for stem, text, _say in cues:
-        s = array("h", samples[stem])
-        if sys.byteorder == "big":
-            s.byteswap()
-        data = s.tobytes()
-        with open(os.path.join(args.outdir, stem + ".pcm"), "wb") as f:
-            f.write(data)
-        lines.append("%s\t%d\t%d\t%s" % (stem, len(data), duration_ms(samples[stem]), text))
-    with open(os.path.join(args.outdir, "index.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    total = sum(2 * len(s) for s in samples.values())
-    print("%d cues, %d bytes; voice %s; %s" % (len(samples), total, voice, ", ".join(speeds)))
     return 0
 
 

@@ -10,6 +10,7 @@ A board provides:
   fb[0], fb[1]          the left and right framebuffers; show(i) sends one out
   live_display          True when displays refresh by themselves
   beep(on, t), say(cue, t), set_volume(0..10), low_battery
+  set_voice(lang)       speak voice.LANGS' lang from the next cue on (docs/voice.md)
   start_serial(app)     feed app.serial_in(byte) from the host's link (usb.Serial),
                         a bounded number of bytes per loop turn
   rebase(d)             the time origin moved d ms later (App.rebase): now() and

@@ -58,8 +58,10 @@ Voice
     ``machine.I2S`` in non-blocking mode: ``irq(callback)`` is set, so
     ``write`` returns at once and the callback runs in scheduler context
     when the DMA IRQ has copied the chunk into the I2S ring (``ibuf``). The
-    callback reads the next ``CHUNK`` of the cue's .pcm from flash into one
-    preallocated buffer and writes it. ``say`` only queues the cue id (a ring
+    callback reads the next ``CHUNK // 4`` bytes of the cue's IMA ADPCM from
+    the language's cue bank (one file, kept open: ``seek`` and ``readinto``
+    allocate nothing), decodes them into one preallocated buffer
+    (``qizhong.adpcm``, plain Python) and writes it. ``say`` only queues the cue id (a ring
     with one writer on each side) and, when nothing plays, schedules a kick.
     Every other change to the voice state happens in scheduler context, where
     callbacks run to completion, so nothing needs locking. After a cue comes
@@ -82,9 +84,12 @@ Displays
     ``RETRY_MS`` and does not stop the clock.
 
 Battery
-    GP29 reads VSYS/3 through ADC3 (plain Pico; the Pico W shares that pin
-    with its radio). The average of 8 readings is taken every ``BATTERY_MS``.
-    ``low_battery`` sets below ``LOW_MV`` and clears above ``OK_MV``.
+    GP26 (ADC0) reads the cell through a 100k/100k divider, after the power
+    switch and before the P-FET into VSYS, so a cue's sag on VSYS does not
+    trip the warning (hardware/schematic.py); GP29 (ADC3) reads VSYS/3, which
+    stands above the cell while USB powers the clock. The average of 8
+    readings is taken every ``BATTERY_MS``. ``low_battery`` sets below
+    ``LOW_MV`` and clears above ``OK_MV``.
 
 Serial
     USB CDC through usb.Serial, shared with sim.py: the framed protocol of
@@ -113,15 +118,15 @@ import io
 import select
 import sys
 from os import urandom
-from time import ticks_add, ticks_diff, ticks_ms
+from time import sleep_ms, ticks_add, ticks_diff, ticks_ms
 
 import framebuf
 import micropython
 from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
 from micropython import const
 
+from qizhong import adpcm, voice
 from qizhong import app as A
-from qizhong import voice
 from qizhong.lever import Lever
 from qizhong.monotonic import Monotonic
 
@@ -144,7 +149,7 @@ OLED_ADDR = const(0x3C)  # both panels; one per bus
 RESEND_MS = const(5000)
 RETRY_MS = const(3000)
 
-BEEP_HZ = const(2700)  # a typical piezo resonance
+BEEP_HZ = const(4000)  # the TDK PS1240's rated frequency (its datasheet's SPL is at 4 kHz)
 BEEP_DUTY = const(32768)  # 50 %
 
 VOICE_DIR = "/assets/voice"  # firmware/assets/voice, copied to the Pico's root
@@ -159,9 +164,10 @@ MAINT_MS = const(600_000)  # after Ctrl-C, the REPL keeps the watchdog fed this 
 STATE_DIR = "/state"  # the journal's folder
 
 BATTERY_MS = const(2000)
-LOW_MV = const(3500)
-OK_MV = const(3700)
-ADC_MV = const(3 * 3300)  # VSYS = 3 x ADC, full scale 3.3 V
+LOW_MV = const(3850)  # the cell's own volts: 15 h left in the worst case (hardware/power.md)
+OK_MV = const(4000)
+ADC_MV = const(2 * 3300)  # cell = 2 x ADC (a 100k/100k divider on GP26), full scale 3.3 V
+VSYS_MV = const(3 * 3300)  # VSYS = 3 x ADC (the Pico's own divider on GP29)
 
 SM_LEVERS = (4, 5)  # PIO1's state machines 0 and 1 (rp2's machine.I2S takes PIO0)
 SM_HZ = const(4_000_000)  # a counting turn is 4 cycles: 1 us
@@ -210,8 +216,8 @@ class Wake(io.IOBase):
         self.state = 1
 
 
-def vsys_raw(mv):
-    """The ADC reading (read_u16) for a VSYS of ``mv`` millivolts."""
+def battery_raw(mv):
+    """The ADC reading (read_u16) for a cell of ``mv`` millivolts."""
     return mv * 65535 // ADC_MV
 
 
@@ -238,7 +244,7 @@ class Board:
         self.in_arg = 0
         self.in_t = 0
         self.lost = 0  # lever edges dropped by a full ring
-        self.vsys_mv = 0
+        self.battery_mv = 0
 
         # Time: the loop's last reading, ms from raw ticks _ref_raw.
         self._ticks = ticks_ms
@@ -311,6 +317,11 @@ class Board:
         self._sent_ms = [-RESEND_MS, -RESEND_MS]
         self._oled_ok = [False, False]
         self._retry_ms = [0, 0]
+        # Both panels' RES on one pin, held low (R26) until now: a brown-out that
+        # resets the Pico resets the panels too.
+        self._res = Pin(pins.OLED_RES, Pin.OUT, value=0)
+        sleep_ms(1)  # SSD1309: RES low at least 3 us
+        self._res.value(1)
         for i in (0, 1):
             self._start_oled(i)
 
@@ -332,12 +343,17 @@ class Board:
             ibuf=IBUF,
         )
         self._abuf = bytearray(CHUNK)
-        self._amv = memoryview(self._abuf)
+        self._ibuf = bytearray(CHUNK // 4)  # IMA ADPCM: 4 bits a sample
+        self._dec = adpcm.Decoder()
         self._zeros = bytearray(CHUNK)
+        self._bank = None  # the language's cue bank (voice.BANK), open
+        self._slots = [0] * (2 * voice.SLOTS)  # offset, length per slot
+        self._lang_want = voice.LANGS[voice.lang]  # type: str | None
+        self._swap_cb = self._swap
+        self._left = 0  # ADPCM bytes of the playing cue not read yet
         self._cues = [0] * CUES
         self._qw = 0  # written by say (the loop)
         self._qr = 0  # written by the pump (scheduler)
-        self._file = None
         self._pad = False
         self._playing = False
         self._amp_raw = self._read
@@ -347,9 +363,12 @@ class Board:
         self._kick_cb = self._kick
         self._amp_off_cb = self._amp_off
         self._i2s.irq(self._i2s_done)
+        self._swap(0)  # the bank of the language in use
 
         # Battery.
-        self._adc = ADC(pins.VSYS_SENSE_ADC)
+        self._adc = ADC(pins.BAT_SENSE_ADC)
+        self._vsys = ADC(pins.VSYS_SENSE_ADC)
+        self.vsys_mv = 0  # above the cell by the Pico's diode drop: USB powers the clock
         self._battery_ms = 0
         self._battery()
 
@@ -572,7 +591,8 @@ class Board:
         for _ in range(8):
             total += self._adc.read_u16()
         mv = (total // 8) * ADC_MV // 65535
-        self.vsys_mv = mv
+        self.battery_mv = mv
+        self.vsys_mv = self._vsys.read_u16() * VSYS_MV // 65535
         low = self.low_battery
         if mv < LOW_MV:
             low = True
@@ -635,7 +655,35 @@ class Board:
         except RuntimeError:  # the schedule queue is full: the next poll or cue retries
             pass
 
+    def set_voice(self, lang):
+        """Speak ``lang`` (``voice.LANGS``) from the next cue on: its bank is
+        opened in scheduler context, between cues."""
+        self._lang_want = lang
+        self._schedule(self._swap_cb)
+
     # Scheduler context from here on: each call runs to completion.
+
+    def _swap(self, _):
+        lang = self._lang_want
+        if lang is None or self._left:
+            return  # a cue plays: the next _open_next swaps
+        self._lang_want = None
+        if self._bank is not None:
+            self._bank.close()
+            self._bank = None
+        try:
+            f = open(self._voice_dir + "/" + lang + "/" + voice.BANK, "rb")
+        except OSError:  # no bank: every cue is missing
+            return
+        head = f.read(voice.BANK_HEAD + 4 * len(self._slots))
+        n = voice.SLOTS
+        if head[:4] != voice.MAGIC or head[4] | head[5] << 8 != n:
+            f.close()
+            return
+        for i in range(2 * n):
+            j = voice.BANK_HEAD + 4 * i
+            self._slots[i] = head[j] | head[j + 1] << 8 | head[j + 2] << 16 | head[j + 3] << 24
+        self._bank = f
 
     def _kick(self, _):
         if not self._playing:
@@ -650,10 +698,10 @@ class Board:
         self._amp_off_due = False
 
     def _pump(self):
+        buf = self._abuf
         try:
             while True:
-                f = self._file
-                if f is None:
+                if not self._left:
                     if self._pad:
                         self._pad = False
                         self._i2s.write(self._zeros)
@@ -664,32 +712,42 @@ class Board:
                         self._amp_off_due = True
                         return
                     continue
-                n = f.readinto(self._abuf)
-                if n and self._gain < 256:
-                    scale(self._abuf, n, self._gain)
-                if n:
-                    self._i2s.write(self._abuf if n == CHUNK else self._amv[:n])
-                    return
-                f.close()
-                self._file = None
-                self._pad = True
+                n = self._bank.readinto(self._ibuf)  # type: ignore[union-attr]  # _left: open
+                if n > self._left:
+                    n = self._left  # the next cue's bytes follow in the bank
+                if not n:  # the bank ends early: drop the rest
+                    self._left = 0
+                    self._pad = True
+                    continue
+                self._left -= n
+                m = self._dec.decode_into(self._ibuf, n, buf)
+                for i in range(m, CHUNK):  # a cue's last chunk: silence after it
+                    buf[i] = 0
+                if self._gain < 256:
+                    scale(buf, m, self._gain)
+                self._i2s.write(buf)
+                if not self._left:
+                    self._pad = True
+                return
         except Exception:  # never raise into the loop: drop the cue, go quiet
-            if self._file is not None:
-                self._file.close()
-            self._file = None
+            self._left = 0
             self._pad = False
             self._playing = False
             self._amp_off_due = True
 
     def _open_next(self):
+        if self._lang_want is not None:
+            self._swap(0)
         while self._qr != self._qw:
             cue = self._cues[self._qr]
             self._qr = (self._qr + 1) % CUES
-            try:
-                self._file = open(self._voice_dir + "/" + voice.cue_asset(cue) + ".pcm", "rb")
-            except OSError:  # no sample for this cue (e.g. more than 10 periods left)
-                self.cues_missing += 1
+            i = voice.cue_slot(cue)
+            if self._bank is None or i < 0 or not self._slots[2 * i + 1]:
+                self.cues_missing += 1  # no sample (e.g. more than 10 periods left)
                 continue
+            self._bank.seek(self._slots[2 * i])
+            self._left = self._slots[2 * i + 1]
+            self._dec.reset()
             if not self._playing:
                 self._playing = True
                 self._amp_off_due = False

@@ -20,5 +20,9 @@ I2S_BCLK = 18  # out: MAX98357A BCLK
 I2S_LRCLK = 19  # out: MAX98357A LRC (must be BCLK + 1 for machine.I2S)
 I2S_DIN = 20  # out: MAX98357A DIN
 AMP_SD = 21  # out: MAX98357A shutdown (high = on)
-VSYS_SENSE = 29  # adc: ADC3 reads VSYS/3 on the Pico board
+# out: both displays' RES (low = reset); 10 kOhm pull-down holds them in reset through boot
+OLED_RES = 22
+BAT_SENSE = 26  # adc: ADC0 reads the cell / 2 (100k/100k divider after the power switch)
+BAT_SENSE_ADC = 0  # ADC channel of GP26
+VSYS_SENSE = 29  # adc: ADC3 reads VSYS/3 on the Pico board (USB present when above the cell)
 VSYS_SENSE_ADC = 3  # ADC channel of GP29

@@ -8,7 +8,7 @@ simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
   host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
                   frame | quit | cut N
   board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX T [TEXT...]
-                  | volume T V
+                  | volume T V | voice T LANG
 
 ``fb`` carries a display's pixels, then each text the firmware drew on it
 since its last fill, as ``X,Y,HEX`` (the UTF-8 text in hex): the terminal
@@ -346,6 +346,9 @@ class Board:
 
     def set_volume(self, v):
         self._tell("volume %d %d" % (self.now() + self._base, v))
+
+    def set_voice(self, lang):
+        self._tell("voice %d %s" % (self.now() + self._base, lang))
 
     def set_trim(self, ppm):
         self._mono.skew_ppm = ppm

@@ -38,6 +38,9 @@ _PAGES = const(0x22)  # + first, last page
 _SCROLL_OFF = const(0x2E)
 _START_LINE = const(0x40)  # | line 0..63
 _CONTRAST = const(0x81)  # + 0..255
+# The level set at start: the segment current, and so the panel's current, is
+# proportional to it (SSD1309 datasheet, Set Contrast Control); hardware/power.md.
+LEVEL = const(0x3F)
 _CHARGE_PUMP = const(0x8D)  # SSD1306 only: + 0x14 on, 0x10 off
 _SEG_REMAP = const(0xA0)  # | 1: column 127 drives SEG0
 _FOLLOW_RAM = const(0xA4)  # (0xA5 lights every pixel)
@@ -79,7 +82,7 @@ class SSD1306:
             supply = bytes((_CHARGE_PUMP, 0x14, _PRECHARGE, 0xF1, _VCOMH, 0x30))
         cmds = (
             bytes((_CMD, _OFF, _CLOCK, 0x80, _MULTIPLEX, HEIGHT - 1, _OFFSET, 0, _START_LINE))
-            + bytes((_ADDRESSING, 0, seg, com, _COM_PINS, 0x12, _CONTRAST, 0x7F))
+            + bytes((_ADDRESSING, 0, seg, com, _COM_PINS, 0x12, _CONTRAST, LEVEL))
             + supply
             + bytes((_FOLLOW_RAM, _NORMAL, _SCROLL_OFF))
         )

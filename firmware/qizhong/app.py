@@ -12,7 +12,7 @@ one reply each, and every event out with a sequence number; the last
 ``EventLog.SIZE`` events are kept for a host that reconnects.
 """
 
-from . import VERSION, auth, tcspec
+from . import VERSION, auth, tcspec, voice
 from . import clock as C
 from . import proto as P
 from .face import TENTHS_MS, Face
@@ -42,12 +42,13 @@ EV_VOLUME = 20  # arg: the volume now (0: muted)
 EV_TRIM = 21  # arg: ppm
 EV_BOOT = 22  # the clock started
 EV_PAIR = 23  # #8: arg 1 paired (a new key), 0 unpaired
-EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair")
+EV_VOICE = 24  # arg: language * 2 + style (voice.LANGS, voice.STYLES)
+EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair", "voice")
 
 # The standalone setup menu (no computer): firmware/qizhong/menu.py, docs/menu.md.
 MENU_OFF = 0
 MENU_ON = 1
-SLOTS = 5  # the user slots (menu.SLOTS)
+MENU_VOICE = 4  # plus or minus on an idle clock: the voice and its count (docs/voice.md)
 
 
 SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and the journal
@@ -69,9 +70,10 @@ class App:
         self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
         self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
         self.menu = MENU_OFF
-        self.setup = None  # the open menu.Menu
+        self.setup = None  # the open menu.Menu, loaded when first opened
         self.game = 0  # the menu's game (menu.GAMES), kept for the next opening
-        self.slots = [""] * SLOTS  # the user slots' specs, kept in flash (menu.SLOTS)
+        self.slots = None  # type: list[str] | None # the user slots (menu.load_slots)
+        self.menu_voice = 0  # MENU_VOICE: language * 2 + style
         # The serial link: frames in, replies and events out, the recent events kept.
         self.dec = P.Decoder()
         self.enc = P.Encoder(EVENT_NAMES)
@@ -97,7 +99,6 @@ class App:
         if b.state_dir:  # #8: come back from a power cut or a watchdog reset
             self.journal = Journal(b.state_dir)
             restored = self.journal.start(self)
-            self.load_slots()
         self.note(EV_BOOT, -1, b.now(), restored)
         b.start_serial(self)
         while not b.stopped:
@@ -233,10 +234,14 @@ class App:
             self.drawn = -1  # #8: pairing took the key (ok x3 starts it, any key ends it)
         elif self.menu:
             self.menu_key(key, t)
+        elif key in (KEY_PLUS, KEY_MINUS) and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
+            self.open_voice_menu()
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             try:  # loaded when first opened: the boot heap stays as it was
                 from . import menu
 
+                if self.slots is None:  # the five user slots, from flash (#24)
+                    self.slots = menu.load_slots(self.board.state_dir)
                 self.setup = menu.Menu(self.slots, self.game)
             except MemoryError:  # no room now: the clock goes on, the key does nothing
                 return
@@ -257,64 +262,79 @@ class App:
 
     def menu_key(self, key, t):
         self.drawn = -1
-        m = self.setup
-        if key == KEY_MENU or m is None:  # leave, nothing changed
+        if self.menu == MENU_VOICE:
+            self.voice_menu_key(key, t)
+        elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
             self.menu = MENU_OFF
-            return
-        step = 1 if key == KEY_PLUS else -1 if key == KEY_MINUS else 0
-        if m.key(step, key == KEY_OK) or key == KEY_START:
-            tc = m.result()
-            if tc is None:
-                return  # the error shows; the menu stays
-            self.menu = MENU_OFF
-            self.game = m.game
-            if m.save:
-                self.save_slots()
-            self.clock.configure(tc, t, False)
-            self.note(EV_CONFIG, -1, t, 3)
+        else:
+            self.setup.on_key(self, key, t)
 
     def draw_menu(self):
-        """The menu's rows (menu.Menu.lines), as text on each display."""
-        m = self.setup
+        if self.menu == MENU_VOICE:
+            self.draw_voice_menu()
+        elif self.setup is not None:
+            self.setup.draw(self.board)
+
+    # -- the voice (docs/voice.md) ---------------------------------------------
+
+    def set_voice(self, lang, style, t):
+        """Speak ``voice.LANGS[lang]``, counting ``voice.STYLES[style]``.
+        Between games only: a game in play keeps the count it started with."""
+        if self.clock.state in IN_PLAY:
+            raise C.ClockError("the voice changes between games, not in play")
+        voice.use(lang, style)
+        tc = self.clock.tc  # the menu builds its controls afresh, with the voice in use
+        if tc.overtime is not None:
+            tc.overtime.retable()
+        self.board.set_voice(voice.LANGS[lang])
+        self.drawn = -1
+        self.note(EV_VOICE, -1, t, lang * 2 + style)
+
+    def voice_args(self, args, now):
+        """``voice [LANG] [up|down]``: either word, or both, in any order."""
+        lang, style = voice.lang, voice.style
+        if len(args) > 2 or (
+            len(args) == 2 and (args[0] in voice.STYLES) == (args[1] in voice.STYLES)
+        ):
+            raise ValueError("voice [%s] [up|down]" % "|".join(voice.LANGS))
+        for w in args:
+            if w in voice.LANGS:
+                lang = voice.LANGS.index(w)
+            elif w in voice.STYLES:
+                style = voice.STYLES.index(w)
+            else:
+                raise ValueError("voice %s|up|down, not %s" % ("|".join(voice.LANGS), P.show(w)))
+        self.set_voice(lang, style, now)
+        return "ok voice %s %s" % (voice.LANGS[lang], voice.STYLES[style])
+
+    def open_voice_menu(self):
+        self.menu = MENU_VOICE
+        self.menu_voice = voice.lang * 2 + voice.style
+        self.drawn = -1
+
+    def voice_menu_key(self, key, t):
+        """Plus and minus step through language and count; ok takes it, menu leaves."""
+        n = 2 * len(voice.LANGS)
+        if key == KEY_MENU:
+            self.menu = MENU_OFF
+        elif key in (KEY_PLUS, KEY_MINUS):
+            self.menu_voice = (self.menu_voice + (1 if key == KEY_PLUS else -1)) % n
+        elif key in (KEY_OK, KEY_START):
+            self.menu = MENU_OFF
+            self.set_voice(self.menu_voice // 2, self.menu_voice % 2, t)
+
+    def draw_voice_menu(self):
+        v = self.menu_voice
+        lines = (
+            ("VOICE", voice.LANGS[v // 2], "count " + voice.STYLES[v % 2]),
+            ("now " + voice.LANGS[voice.lang], voice.STYLES[voice.style], "+/- ok"),
+        )
         for i in (0, 1):
             fb = self.board.fb[i]
             fb.fill(0)
-            rows = m.lines(i) if m is not None else ()
-            gap = 16 if len(rows) <= 3 else 9  # a long control: a stage a row, never cut (#24)
-            for row, text in enumerate(rows):
-                fb.text(text, 0, (8 if gap == 16 else 0) + gap * row, 1)
+            for row, text in enumerate(lines[i]):
+                fb.text(text, 0, 8 + 16 * row, 1)
             self.board.show(i)
-
-    # -- the user slots (#24: five, in flash) ------------------------------------------
-
-    def load_slots(self):
-        """The user slots from ``state_dir/slots``: a spec a line. A line that
-        does not parse is dropped (an empty slot), never trusted."""
-        try:
-            with open(self.board.state_dir + "/slots") as f:
-                lines = f.read().split("\n")
-        except OSError:
-            return
-        for i in range(SLOTS):
-            text = lines[i].strip() if i < len(lines) else ""
-            try:
-                self.slots[i] = tcspec.format(tcspec.parse(text)) if text else ""
-            except tcspec.SpecError:
-                self.slots[i] = ""
-
-    def save_slots(self):
-        """Write the slots whole to a new file, then put it in place."""
-        d = self.board.state_dir
-        if not d:
-            return  # no flash: the slots last until the power goes
-        import os
-
-        try:
-            with open(d + "/slots.new", "w") as f:
-                f.write("\n".join(self.slots) + "\n")
-            os.rename(d + "/slots.new", d + "/slots")
-        except OSError:
-            pass  # the clock runs on; the slot is kept until the power goes
 
     # -- outputs ---------------------------------------------------------------
 
@@ -481,6 +501,8 @@ class App:
                 return "ok journal " + ("off" if jr is None else jr.report(self))
             if op == "tc":
                 return "ok tc " + tcspec.format(c.tc)
+            if op == "voice" and not args:  # the voice in use (a query; with words, a change)
+                return "ok voice %s %s" % (voice.LANGS[voice.lang], voice.STYLES[voice.style])
             if op == "mem":  # heap figures: "mem collect" collects first
                 import gc
 
@@ -601,6 +623,8 @@ class App:
             self.board.set_volume(0 if self.muted else self.volume)
             self.note(EV_VOLUME, -1, now, 0 if self.muted else self.volume)
             return "ok mute " + args[0]
+        if op == "voice":  # voice [cmn|yue|ja|ko|en] [up|down] (docs/voice.md)
+            return self.voice_args(args, now)
         if op == "trim":  # trim PPM: the crystal runs this fast (+) or slow (-)
             ppm = number(_arg(args, 0, "trim PPM"), -1000, 1000, "trim PPM")
             self.board.set_trim(ppm)

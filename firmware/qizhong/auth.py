@@ -95,13 +95,16 @@ def equal(a, b):
 
 def is_open(verb, args):
     """True for the read-only queries, which need no tag: their verbs, and
-    for ``mem`` only ``mem`` and ``mem collect``. Anything else, unknown
-    verbs and forms included, is a change (#12: decided on the one parse).
+    for ``mem`` only ``mem`` and ``mem collect``, for ``voice`` only ``voice``.
+    Anything else, unknown verbs and forms included, is a change (#12:
+    decided on the one parse).
     ``args``: the request's words, or (for the host's link) their text."""
     if isinstance(args, str):
         args = args.split(" ") if args else []
     if verb == "mem":
         return not args or (len(args) == 1 and args[0] == "collect")
+    if verb == "voice":  # docs/voice.md: without words it only asks
+        return not args
     return verb in OPEN
 
 

@@ -37,7 +37,7 @@ tests.
 import struct
 
 from . import clock as C
-from . import tcspec
+from . import tcspec, voice
 
 try:
     from time import ticks_diff, ticks_us
@@ -58,7 +58,9 @@ VERSION = 1  # bump when the layout changes: an old record is then ignored
 HEAD = "<IIHH4s"
 CRC_AT = 12  # the CRC's offset; it is zero while the CRC is computed
 # CORE: state, run, first_flag, knocker, result, left_side, volume, muted,
-# boots, el, saved, seq, seq_hi, trim, spec length, auth length.
+# boots, el, saved, seq, seq_hi, trim, spec length, auth length. The muted
+# byte also holds the voice: bit 0 muted, bit 1 the count (voice.STYLES),
+# bits 2-4 the language (voice.LANGS); a record from before has 0 there (cmn, up).
 CORE = "<bbbbbbBBHiiIIhBB"
 # SIDE: main, mu, oc, bank, moves, smoves, periods, left, stage, cue, flags.
 SIDE = "<iiiiHHHHBBB"
@@ -137,6 +139,7 @@ class Record:
         self.left_side = 0
         self.volume = 10
         self.muted = False
+        self.voice = 0  # language * 2 + style
         self.boots = 0
         self.el = 0  # ms the running side had used since its segment start
         self.saved = 0  # the instant the record stands for (its boot's ms)
@@ -171,7 +174,8 @@ def decode(data):
     r.gen = gen
     r.state, r.run, r.first_flag, r.knocker, r.result, r.left_side = v[0:6]
     r.volume, r.muted, r.boots, r.el, r.saved, r.seq, r.seq_hi, r.trim = v[6:14]
-    r.muted = bool(r.muted)
+    r.voice = r.muted >> 1
+    r.muted = bool(r.muted & 1)
     r.sides = (
         struct.unpack_from(SIDE, body, SIDE_AT),
         struct.unpack_from(SIDE, body, SIDE_AT + SIDE_SIZE),
@@ -343,7 +347,7 @@ class Journal:
             c.result,
             c.left_side,
             app.volume,
-            1 if app.muted else 0,
+            (1 if app.muted else 0) | voice.style << 1 | voice.lang << 2,
             self.boots,
             el,
             t & SAVED_MASK,
@@ -438,6 +442,13 @@ def restore(r, app):
             raise ValueError("periods %d" % v[6])
     if not 0 <= r.volume <= 10 or not -1000 <= r.trim <= 1000:
         raise ValueError("volume %d trim %d" % (r.volume, r.trim))
+    if r.voice >= 2 * len(voice.LANGS):
+        raise ValueError("voice %d" % r.voice)
+    if r.voice != voice.lang * 2 + voice.style:
+        voice.use(r.voice >> 1, r.voice & 1)
+        if tc.overtime is not None:
+            tc.overtime.retable()
+        app.board.set_voice(voice.LANGS[voice.lang])
     now = c.now
     c.configure(tc, now)  # idle at boot: a reset under the recorded control
     for i in (0, 1):

@@ -373,6 +373,20 @@ class Menu:
             self.i = later[0]
         return False
 
+    def save_slots(self, folder):
+        """Write the slots whole to a new file, then put it in place (a power
+        cut leaves the old file or the new one). No flash: nothing to write."""
+        if not folder:
+            return
+        import os
+
+        try:
+            with open(folder + "/slots.new", "w") as f:
+                f.write("\n".join(self.slots) + "\n")
+            os.rename(folder + "/slots.new", folder + "/slots")
+        except OSError:
+            pass  # the clock runs on; the slot is kept until the power goes
+
     def result(self):
         """The control to apply, or None with ``error`` set (the menu stays)."""
         try:
@@ -383,6 +397,32 @@ class Menu:
         if self.save:
             self.slots[self.save - 1] = tcspec.format(tc)
         return tc
+
+    def on_key(self, app, key, t):
+        """A key of the app's (plus 3, minus 4, ok 5, start 1): on ok past the
+        last setting, or start, the clock takes the control (EV_CONFIG 3)."""
+        step = 1 if key == 3 else -1 if key == 4 else 0
+        if self.key(step, key == 5) or key == 1:
+            tc = self.result()
+            if tc is None:
+                return  # the error shows; the menu stays
+            app.menu = 0
+            app.game = self.game
+            if self.save:
+                self.save_slots(app.board.state_dir)
+            app.clock.configure(tc, t, False)
+            app.note(18, -1, t, 3)  # app.EV_CONFIG: from the setup menu
+
+    def draw(self, board):
+        """The rows, as text on each of the board's displays."""
+        for i in (0, 1):
+            fb = board.fb[i]
+            fb.fill(0)
+            rows = self.lines(i)
+            gap = 16 if len(rows) <= 3 else 9  # a long control: a stage a row, never cut
+            for row, text in enumerate(rows):
+                fb.text(text, 0, (8 if gap == 16 else 0) + gap * row, 1)
+            board.show(i)
 
     # -- what the displays show ---------------------------------------------------------
 
@@ -426,3 +466,26 @@ class Menu:
             else:
                 out.append(mark + label)
         return tuple(out[:4])
+
+
+# -- the user slots, in flash (#24) ----------------------------------------------
+
+
+def load_slots(folder):
+    """The user slots from ``folder/slots`` (a spec a line; empty: none). A
+    line that does not parse is an empty slot, never trusted."""
+    slots = [""] * SLOTS
+    if not folder:
+        return slots  # no flash: the slots last until the power goes
+    try:
+        with open(folder + "/slots") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return slots
+    for i in range(SLOTS):
+        text = lines[i].strip() if i < len(lines) else ""
+        try:
+            slots[i] = tcspec.format(tcspec.parse(text)) if text else ""
+        except tcspec.SpecError:
+            pass
+    return slots

@@ -136,6 +136,16 @@ class Overtime:
         """The cue table of the current period."""
         return ()
 
+    def retable(self):
+        """Build the cue tables for the voice in use (``voice.use``)."""
+
+    def cue_in(self, s):
+        """Overtime ms from the segment start to the next voice cue, or -1."""
+        table = self.cues(s)
+        if s.cue >= len(table):
+            return -1
+        return table[s.cue][0] - s.oc
+
 
 class Count(Overtime):
     """TC-5 Xiangqi voice count: every move within ``period`` ms, flag at period + grace."""
@@ -145,7 +155,10 @@ class Count(Overtime):
     def __init__(self, period=10000, grace=500):
         self.period = period
         self.grace = grace
-        self.table = voice.count_table(period)
+        self.retable()
+
+    def retable(self):
+        self.table = voice.count_table(self.period)
 
     def flag_in(self, s):
         return self.period + self.grace - s.oc
@@ -171,8 +184,11 @@ class ByoYomi(Overtime):
     def __init__(self, periods=3, period=60000):
         self.count = periods
         self.period = period
-        self.table = voice.byoyomi_table(period, False)
-        self.table_last = voice.byoyomi_table(period, True)
+        self.retable()
+
+    def retable(self):
+        self.table = voice.byoyomi_table(self.period, False)
+        self.table_last = voice.byoyomi_table(self.period, True)
 
     def reset(self, s):
         s.oc = 0
@@ -221,6 +237,23 @@ class Canadian(Overtime):
         self.moves = moves
         self.period = period
         self.reset_blocks = reset
+        self.retable()
+
+    def retable(self):
+        self.table = voice.canadian_table(self.period)
+
+    def cues(self, s):
+        return self.table
+
+    def cue_in(self, s):
+        # The table is by block time left. Cues the block has already passed
+        # (a penalty, a short block) are skipped, never said late.
+        t = self.table
+        i = s.cue
+        while i < len(t) and t[i][0] > s.bank:
+            i += 1
+        s.cue = i
+        return s.bank - t[i][0] if i < len(t) else -1
 
     def reset(self, s):
         s.oc = 0
@@ -238,6 +271,7 @@ class Canadian(Overtime):
         if s.left <= 0:  # block done: a fresh block, plus what is left over (TC-7)
             s.left = self.moves
             s.bank = self.period if self.reset_blocks else _cap(s.bank + self.period)
+            s.cue = 0
 
     def left_ms(self, s, x):
         v = s.bank - x
@@ -595,16 +629,11 @@ class TimeControl:
         ot = self.overtime
         if ot is None or s.flagged:
             return -1
-        if s.ot:
-            table = ot.cues(s)
-            if s.cue >= len(table):
-                return -1
-            return table[s.cue][0] - s.oc
-        # Not yet in overtime: the first cue of the fresh period, if any.
-        table = ot.cues(s)
-        if not table:
-            return -1
-        return self.main_end(s) + table[0][0]
+        d = ot.cue_in(s)
+        if s.ot or d < 0:
+            return d
+        # Not yet in overtime: the first cue of the fresh period (s.cue is 0).
+        return self.main_end(s) + d
 
     def cue_id(self, s):
         """The id of the cue ``s.cue`` points at, with k filled in for LEFT."""

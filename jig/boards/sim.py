@@ -10,9 +10,10 @@ PORT`` on stderr. Then:
   line opens);
 - the clock's ``beep T 1`` / ``beep T 0`` become the buzzer line's PWM edges
   (2.7 kHz, as boards/pico.py drives it) into the jig's Buzzer listener;
-- the clock's ``cue T ID`` becomes that cue's samples from its .pcm file, as
-  the I2S capture would record them, into the jig's Voice matcher, which names
-  the cue by itself.
+- the clock's ``cue T ID`` becomes that cue's samples, decoded from the cue
+  bank of the clock's language (``voice T LANG``; Mandarin before), as the I2S
+  capture would record them, into the jig's Voice matcher, which names the cue
+  by itself.
 
 Time is the clock's virtual time: ``until(t)`` sends ``at t`` and returns once
 the clock is idle (the clock's deadline is passed on to the host).
@@ -31,7 +32,7 @@ FIRMWARE = os.getenv("QIZHONG_FIRMWARE") or HERE + "/../../firmware"
 if FIRMWARE not in sys.path:
     sys.path.append(FIRMWARE)
 
-from qizhong import voice  # noqa: E402  (the clock's cue names, from the firmware)
+from qizhong import adpcm, voice  # noqa: E402  (the clock's cue names and format)
 
 BEEP_HZ = 2700  # boards/pico.py BEEP_HZ
 PAD = array("h", bytes(1024))  # the chunk of zeros boards/pico.py plays after each cue
@@ -52,6 +53,7 @@ class Board:
         self._tone = -1  # us of the buzzer's first edge while it sounds
         self.buzzer = jigcore.Buzzer(_diff)
         self.voice = jigcore.Voice()
+        self.lang = "cmn"  # the clock's language (its voice lines)
         srv = socket.socket()
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         base = int(os.getenv("JIG_PORT") or "0") or 20000 + (os.urandom(2)[0] << 7)
@@ -133,6 +135,8 @@ class Board:
                 self._beep(int(words[1]), words[2] == "1")
             elif words[0] == "cue":
                 self._cue(int(words[1]), int(words[2]))
+            elif words[0] == "voice":
+                self.lang = words[2]
             elif words[0] == "err":
                 raise OSError("the simulated clock: " + " ".join(words))
             # fb lines: the jig has no eyes
@@ -157,11 +161,21 @@ class Board:
         self._tone = -1
 
     def _cue(self, t, cue):
+        slot = voice.cue_slot(cue)
         try:
-            with open(self.voice_dir + "/" + voice.cue_asset(cue) + ".pcm", "rb") as f:
-                data = array("h", f.read())
+            with open(self.voice_dir + "/" + self.lang + "/" + voice.BANK, "rb") as f:
+                head = f.read(voice.BANK_HEAD + 8 * voice.SLOTS)
+                j = voice.BANK_HEAD + 8 * slot
+                n = int.from_bytes(head[j + 4 : j + 8], "little")
+                f.seek(int.from_bytes(head[j : j + 4], "little"))
+                raw = f.read(n)
         except OSError:
-            return  # no sample: the speaker stays silent, as on the clock
+            return  # no bank: the speaker stays silent, as on the clock
+        if slot < 0 or not n:
+            return  # no sample: silent too
+        pcm = bytearray(4 * n)
+        adpcm.Decoder().decode_into(raw, n, pcm)
+        data = array("h", pcm)
         self.voice.reset()  # playback starts from silence (or the padding after a cue)
         out = []
         self.voice.samples(t * 1000, data, out)

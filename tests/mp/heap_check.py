@@ -6,7 +6,8 @@
 For each time control, a game is played with the heap locked
 (``micropython.heap_lock``): press, release, tick, next_deadline, left and
 pop_event, through increments, stage changes, counts, byo-yomi periods and
-voice cues. Any allocation raises MemoryError and is reported. Prints
+voice cues; the controls with overtime once more in every language and count
+style (docs/voice.md). Any allocation raises MemoryError and is reported. Prints
 "N passed, M failed"; exit 1 on failure.
 """
 
@@ -19,7 +20,7 @@ import _path
 
 _path.setup(__file__)
 
-from qizhong import clock, tcspec  # noqa: E402
+from qizhong import clock, tcspec, voice  # noqa: E402
 
 SPECS = (
     "15m+10s",
@@ -114,14 +115,22 @@ def main():
     else:
         failed += 1
         print("FAIL  control: an allocation under heap_lock went unnoticed")
-    for spec in SPECS:
+    runs = [(spec, 0, 0) for spec in SPECS]
+    for lg in range(len(voice.LANGS)):
+        for st in range(len(voice.STYLES)):
+            runs += [(spec, lg, st) for spec in SPECS if " count " in spec or "yomi" in spec]
+            runs += [(spec, lg, st) for spec in SPECS if "canadian" in spec]
+    for spec, lg, st in runs:
+        voice.use(lg, st)
         err, grew, moves = check(spec)
+        name = "%s (%s %s)" % (spec, voice.LANGS[lg], voice.STYLES[st])
         if err is None and grew == 0:
             passed += 1
-            print("ok    %-22s %d moves, 0 bytes allocated" % (spec, moves))
+            print("ok    %-32s %d moves, 0 bytes allocated" % (name, moves))
         else:
             failed += 1
-            print("FAIL  %-22s %r, heap grew %d bytes" % (spec, err, grew))
+            print("FAIL  %-32s %r, heap grew %d bytes" % (name, err, grew))
+    voice.use(0, 0)
     print("heap: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -28,6 +28,7 @@ from qizhong import timecontrol as tcs
 from qizhong.cli.ruleref import see_rules
 from qizhong.clocks.driver import DRAW, GAMES, PICO_USB, Clock, Status, side_index
 from qizhong.clocks.link import CommandError, Event, LinkError, PortBusy, Restart
+from qizhong.core.voice import LANGS, STYLES
 
 
 class NotDone(Exception):
@@ -114,7 +115,9 @@ def _result_text(st: Status, names: tuple[str, str]) -> str:
     return "none given"
 
 
-def fmt_status(st: Status, tc: str = "", game: str = "xiangqi") -> str:
+def fmt_status(
+    st: Status, tc: str = "", game: str = "xiangqi", voice: tuple[str, str] = ("cmn", "up")
+) -> str:
     """The clock's state in lines: who is to move, both times, the time
     control, the result when there is one, the voice."""
     names = GAMES[game]
@@ -141,7 +144,10 @@ def fmt_status(st: Status, tc: str = "", game: str = "xiangqi") -> str:
         lines.append("  time control %s (%s)" % (tc, game))
     if st.state == "finished":
         lines.append("  result: %s" % _result_text(st, names))
-    lines.append("  voice: volume %d%s" % (st.volume, ", muted" if st.muted else ""))
+    lines.append(
+        "  voice: %s, counting %s, volume %d%s"
+        % (voice[0], voice[1], st.volume, ", muted" if st.muted else "")
+    )
     left = names[("red", "black").index(st.levers)] if st.levers in ("red", "black") else st.levers
     lines.append("  left lever: %s; last event %d; clock time %d ms" % (left, st.seq, st.t))
     return "\n".join(lines)
@@ -196,10 +202,28 @@ def cmd_config(args: argparse.Namespace) -> int:
         if args.levers:
             c.game = args.game or tcs.game_of(tc)
             left = _side_in(args, c.game, args.levers)  # checked before anything changes
+        if args.voice or args.count:  # first: a game in play refuses it, and nothing changed
+            c.voice(args.voice, args.count)
         c.configure(tcs.spec_of(tc), override=args.override)
         if args.levers:
             c.levers(left, override=args.override)
         print("configured: %s" % c.time_control())
+        if args.voice or args.count:
+            print("voice: %s, counting %s" % c.voice())
+    return 0
+
+
+def cmd_voice(args: argparse.Namespace) -> int:
+    lang = [w for w in args.words if w in LANGS]
+    count = [w for w in args.words if w in STYLES]
+    if len(lang) > 1 or len(count) > 1 or len(lang) + len(count) != len(args.words):
+        raise ValueError(
+            "voice [%s] [%s]: one language, one style, or both"
+            % ("|".join(LANGS), "|".join(STYLES))
+        )
+    with _clock(args) as c:
+        got = c.voice(lang[0] if lang else None, count[0] if count else None)
+        print("voice: %s, counting %s" % got)
     return 0
 
 
@@ -311,7 +335,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
         def text() -> str:
             game, tc = _game(args, c)
-            return fmt_status(c.status(), tcs.spec_of(tc), game)
+            return fmt_status(c.status(), tcs.spec_of(tc), game, c.voice())
 
         if not args.watch:
             print(text())
@@ -512,6 +536,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("spec", help="a spec such as '15m+10s' or a preset (qizhong presets)")
     s.add_argument("--override", action="store_true", help="after three moves each (EQ-6)")
     s.add_argument("--levers", metavar="SIDE", help="whose lever is the left one (EQ-1)")
+    s.add_argument("--voice", choices=LANGS, help="the voice's language (docs/voice.md)")
+    s.add_argument("--count", choices=STYLES, help="the voice counts up or down (docs/voice.md)")
     s.set_defaults(func=cmd_config)
 
     for verb, about in (
@@ -598,6 +624,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _common(s)
     s.add_argument("level", type=_level)
     s.set_defaults(func=_simple("volume"))
+
+    s = sub.add_parser(
+        "voice",
+        help="the voice's language and count: qizhong voice ja down (docs/voice.md)",
+        description="The language the clock speaks (%s) and whether it counts the time "
+        "used (up) or left (down); either word, or both. Between games only." % ", ".join(LANGS),
+    )
+    _common(s)
+    s.add_argument("words", nargs="+", metavar="LANG|up|down")
+    s.set_defaults(func=cmd_voice)
 
     s = sub.add_parser("mute", help="voice off or on (the time-out buzzer always sounds)")
     _common(s)

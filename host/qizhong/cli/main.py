@@ -17,6 +17,8 @@ from qizhong import timecontrol as tcs
 from qizhong.cli import arbiter as cli_arbiter
 from qizhong.cli import clock as cli_clock
 from qizhong.cli import pair as cli_pair
+from qizhong.cli import rounds as cli_rounds
+from qizhong.core import voice
 
 
 def _parse_spec(text: str) -> tcs.TimeControl | None:
@@ -117,7 +119,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if not args.headless:
         from qizhong.sim import term
 
-        return term.main(args.spec)
+        voice = " ".join(w for w in (args.voice, args.count) if w)
+        return term.main(args.spec, voice=voice)
     from qizhong.sim import headless
 
     try:
@@ -219,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="--headless: the control address (default: a free port on 127.0.0.1)",
     )
     s.add_argument("--spec", default="xq-rapid", help="time control (default xq-rapid)")
+    s.add_argument("--voice", choices=voice.LANGS, help="the voice's language (docs/voice.md)")
+    s.add_argument("--count", choices=voice.STYLES, help="count up or down (docs/voice.md)")
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")
     s.add_argument("--jig", metavar="PORT", help="run on a real clock: the test jig's port")
     s.add_argument("--clock", metavar="PORT", help="with --jig: the clock's own port")
@@ -239,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_clock.add_commands(sub)
     cli_arbiter.add_commands(sub)
     cli_pair.add_commands(sub)
+    cli_rounds.add_commands(sub)
     return p
 
 

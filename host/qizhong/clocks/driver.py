@@ -171,6 +171,13 @@ class Clock:
         """Voice volume 0..10."""
         self._do("volume", level)
 
+    def voice(self, lang: str | None = None, count: str | None = None) -> tuple[str, str]:
+        """Speak ``lang`` (cmn, yue, ja, ko, en) counting ``count`` (up or down),
+        either or both (docs/voice.md); between games only. Returns the
+        language and style the clock now has; with neither, only asks."""
+        r = self._do("voice", *[w for w in (lang, count) if w])
+        return r.words[1], r.words[2]
+
     def mute(self, on: bool = True) -> None:
         """Silence the voice; the time-out buzzer still sounds (TC-8)."""
         self._do("mute", "on" if on else "off")

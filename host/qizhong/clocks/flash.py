@@ -10,7 +10,8 @@ The bundle's root is the Pico's root::
     main.py                  kept as source (MicroPython runs /main.py at boot)
     qizhong/*.mpy            the core (firmware/qizhong), mpy-cross -march=armv6m
     boards/*.mpy             boards/__init__, pico, pins, ssd1306 (not sim: unix only)
-    assets/voice/*.pcm       the voice cues (boards/pico.py reads /assets/voice)
+    assets/voice/LANG/cues.bin   each language's voice cues (boards/pico.py reads
+                             /assets/voice; docs/voice.md), all five languages
 
 The budgets: the Pico's LittleFS (``PICO_FS_BYTES``, from MicroPython's rp2
 board RPI_PICO: ``MICROPY_HW_FLASH_STORAGE_BYTES = 1408 * 1024``) and its heap
@@ -26,6 +27,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from qizhong.core import voice
 from qizhong.sim.simulator import micropython_path, repo_root
 
 PICO_FS_BYTES = 1408 * 1024  # rp2 RPI_PICO: MICROPY_HW_FLASH_STORAGE_BYTES
@@ -77,8 +79,11 @@ class Bundle:
         lines.append(
             "%-32s %8d %8d" % ("code", sum(e.size for e in code), sum(e.source_size for e in code))
         )
-        voice = "assets/voice (%d files)" % self.count("assets/")
-        lines.append("%-32s %8d" % (voice, self.total("assets/")))
+        for e in self.entries:
+            if e.path.startswith("assets/"):
+                lines.append("%-32s %8d" % (e.path, e.size))
+        voice_files = "assets/voice (%d languages)" % self.count("assets/")
+        lines.append("%-32s %8d" % (voice_files, self.total("assets/")))
         lines.append("%-32s %8d" % ("total", self.total()))
         lines.append(
             "on LittleFS (4 KB blocks): %d of %d bytes (%d%%)"
@@ -143,15 +148,14 @@ def build(out_dir: str, firmware: str | None = None, arch: str | None = ARCH) ->
         shutil.copyfile(os.path.join(firmware, rel), os.path.join(out_dir, rel))
         size = os.path.getsize(os.path.join(out_dir, rel))
         bundle.entries.append(Entry(rel, size, size))
-    voice_src = os.path.join(firmware, VOICE)
-    pcms = sorted(n for n in os.listdir(voice_src) if n.endswith(".pcm"))
-    if not pcms:
-        raise FlashError("%s holds no .pcm cues (make voice)" % voice_src)
-    os.makedirs(os.path.join(out_dir, VOICE))
-    for name in pcms:
-        shutil.copyfile(os.path.join(voice_src, name), os.path.join(out_dir, VOICE, name))
-        size = os.path.getsize(os.path.join(voice_src, name))
-        bundle.entries.append(Entry("assets/voice/" + name, size, size))
+    for lang in voice.LANGS:
+        src = os.path.join(firmware, VOICE, lang, voice.BANK)
+        if not os.path.isfile(src):
+            raise FlashError("%s is missing (make voice)" % src)
+        os.makedirs(os.path.join(out_dir, VOICE, lang))
+        shutil.copyfile(src, os.path.join(out_dir, VOICE, lang, voice.BANK))
+        size = os.path.getsize(src)
+        bundle.entries.append(Entry("assets/voice/%s/%s" % (lang, voice.BANK), size, size))
     return bundle
 
 

@@ -50,7 +50,6 @@ from qizhong.rules.xiangqi import (
     STARTING_FEN,
     STYLES,
     Board,
-    Color,
     Move,
     XiangqiError,
 )
@@ -94,6 +93,11 @@ class Game:
     intro: str = ""
     warnings: list[str] = dataclasses.field(default_factory=list, compare=False)
     _end: Board | None = dataclasses.field(default=None, repr=False, compare=False)
+    # Each move added by ``add_move`` as written in Chinese notation then, so
+    # ``write_game`` need not replay the game through the rules engine.
+    _written: list[tuple[Move, str]] = dataclasses.field(
+        default_factory=list, repr=False, compare=False
+    )
 
     @property
     def starting_fen(self) -> str:
@@ -116,7 +120,10 @@ class Game:
         """Append a legal ``move``, with the mover's time left in ms if known."""
         _check_clock(clock_ms)
         board = self.end()
-        board.push(move)  # IllegalMoveError leaves the game as it was
+        text = board.notation(move)  # IllegalMoveError leaves the game as it was
+        board.push(move)
+        if len(self._written) == len(self.moves):
+            self._written.append((move, text))
         self.moves.append(move)
         self.clocks.append(clock_ms)
         self.comments.append(comment)
@@ -208,11 +215,13 @@ def write_game(game: Game, style: str = "chinese") -> str:
     lines = ['[Game "Chinese Chess"]']
     for tag in SEVEN_TAGS:
         lines.append("[%s %s]" % (tag, _quote(headers.get(tag, _DEFAULTS.get(tag, "?")))))
-    board = game.board()
+    written = _written(game, style)
+    board = game.board() if written is None else None
+    fen = board.fen() if board is not None else game._end.starting_fen  # type: ignore[union-attr]
     if "TimeControl" in headers:
         lines.append("[TimeControl %s]" % _quote(headers["TimeControl"]))
-    if board.fen() != STARTING_FEN or "FEN" in headers:
-        lines.append("[FEN %s]" % _quote(board.fen()))
+    if fen != STARTING_FEN or "FEN" in headers:
+        lines.append("[FEN %s]" % _quote(fen))
     lines.append("[Format %s]" % _quote(_FORMAT[style]))
     skip = {"Game", "TimeControl", "FEN", "Format", *SEVEN_TAGS}
     for tag, value in headers.items():
@@ -224,14 +233,22 @@ def write_game(game: Game, style: str = "chinese") -> str:
     if game.intro:
         tokens.append(_comment(game.intro))
     after_comment = False
+    fields = fen.split()
+    red, fullmove = fields[1] in "wr", int(fields[5])
     for i, move in enumerate(game.moves):
         number = ""
-        if board.turn is Color.RED:
-            number = "%d. " % board.fullmove_number
+        if red:
+            number = "%d. " % fullmove
         elif i == 0 or after_comment:
-            number = "%d... " % board.fullmove_number
-        tokens.append(number + board.notation(move, style))
-        board.push(move)
+            number = "%d... " % fullmove
+        if board is None:
+            assert written is not None
+            tokens.append(number + written[i])
+        else:
+            tokens.append(number + board.notation(move, style))
+            board.push(move)
+        fullmove += not red
+        red = not red
         parts = []
         text = game.comments[i] if i < len(game.comments) else ""
         if text:
@@ -252,6 +269,17 @@ def write_game(game: Game, style: str = "chinese") -> str:
             line = line + " " + tok if line else tok
     out.append(line)
     return "\n".join(lines) + "\n\n" + "\n".join(out) + "\n"
+
+
+def _written(game: Game, style: str) -> list[str] | None:
+    """The moves as ``add_move`` wrote them, if that is all of them in ``style``."""
+    if style != "chinese" or game._end is None or game._end.ply != len(game.moves):
+        return None
+    if len(game._written) != len(game.moves):
+        return None
+    if any(w[0] != m for w, m in zip(game._written, game.moves, strict=True)):
+        return None
+    return [w[1] for w in game._written]
 
 
 def _width(text: str) -> int:

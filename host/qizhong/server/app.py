@@ -31,8 +31,9 @@ from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
-from qizhong.server import records
+from qizhong.server import rounds
 from qizhong.server.board import BoardState, Worker
+from qizhong.server.feed import Feed
 from qizhong.server.store import Store
 
 WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
@@ -57,6 +58,8 @@ class Hall:
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self._restore()
+        self.feed = Feed(store, self.states)  # the records, built as moves arrive
+        self.listeners.append(self.feed.on_change)
 
     def _restore(self) -> None:
         """Every board's state again from the store (after a restart)."""
@@ -95,7 +98,7 @@ class Hall:
     # -- news to the pages (from the workers' threads) ---------------------------------------
 
     def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
-        for fn in self.listeners:
+        for fn in list(self.listeners):
             fn(no, view, event)
         if self.loop is not None and not self.loop.is_closed():
             msg = json.dumps({"type": "board", "board": view, "event": event})
@@ -133,6 +136,7 @@ class Hall:
             w.stop()
         for w in self.workers:
             w.join(timeout=5)
+        self.feed.stop()
 
     # -- the arbiter ------------------------------------------------------------------------
 
@@ -204,6 +208,7 @@ def make_app(hall: Hall) -> web.Application:
 
     async def on_startup(app: web.Application) -> None:
         hall.loop = asyncio.get_running_loop()
+        hall.feed.warm()
 
     async def on_shutdown(app: web.Application) -> None:
         for ws in list(hall.sockets):
@@ -211,6 +216,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
+    rounds.add_routes(app, hall)  # before /api/boards/N/{verb}: it has .../score
 
     def page(name: str) -> Handler:
         async def h(request: web.Request) -> web.StreamResponse:
@@ -233,7 +239,7 @@ def make_app(hall: Hall) -> web.Application:
         st = state_of(request)
         view = st.view()
         view["presses"] = st.presses
-        view["position"] = records.position(st)
+        view["position"] = await hall.feed.position(st)
         view["played_moves"] = st.played
         view["record"] = (
             "/boards/%d.pgn" % st.board.no
@@ -316,13 +322,14 @@ def make_app(hall: Hall) -> web.Application:
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})
         if verb == "move":  # checked by the rules engine, kept, then shown
-            try:
-                text = records.check_move(st, str(body.get("text", "")))
-            except ValueError as e:
-                raise web.HTTPBadRequest(text="move: %s" % e) from None
-            aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
-            hall.store.action_done(aid, "ok")
-            st.played.append(text)
+            async with hall.feed.lock(no):  # one move at a time per board
+                try:
+                    text = await hall.feed.check_move(st, str(body.get("text", "")))
+                except ValueError as e:
+                    raise web.HTTPBadRequest(text="move: %s" % e) from None
+                aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
+                hall.store.action_done(aid, "ok")
+                st.played.append(text)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True, "move": text})
         if verb == "players":
@@ -389,13 +396,9 @@ def make_app(hall: Hall) -> web.Application:
         want = request.query.get("game", "")
         if want not in ("", "xiangqi", "chess"):
             raise web.HTTPBadRequest(text="game: xiangqi or chess")
-        games = [
-            records.pgn(s)
-            for _, s in sorted(hall.states.items())
-            if s.board.game in ((want,) if want else ("xiangqi", "chess"))
-        ]
+        data = await hall.feed.live((want,) if want else ("xiangqi", "chess"))
         return web.Response(
-            text="\n".join(games),
+            body=data,
             content_type="application/x-chess-pgn",
             charset="utf-8",
             headers={"Cache-Control": "no-cache"},
@@ -406,7 +409,9 @@ def make_app(hall: Hall) -> web.Application:
         if st.board.game not in ("xiangqi", "chess"):
             raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
         return web.Response(
-            text=records.pgn(st), content_type="application/x-chess-pgn", charset="utf-8"
+            body=await hall.feed.record(st),
+            content_type="application/x-chess-pgn",
+            charset="utf-8",
         )
 
     async def board_sgf(request: web.Request) -> web.Response:
@@ -414,7 +419,7 @@ def make_app(hall: Hall) -> web.Application:
         if st.board.game != "go":
             raise web.HTTPNotFound(text="board %d plays %s" % (st.board.no, st.board.game))
         return web.Response(
-            body=records.sgf(st), content_type="application/x-go-sgf", charset="utf-8"
+            body=await hall.feed.record(st), content_type="application/x-go-sgf", charset="utf-8"
         )
 
     app.router.add_get("/live.pgn", live_pgn)

@@ -22,7 +22,6 @@ jig names cues by, from firmware/assets/voice.
 
 from __future__ import annotations
 
-import array
 import os
 import subprocess
 import sys
@@ -32,6 +31,7 @@ import serial
 
 from qizhong.clocks.link import Link
 from qizhong.core import voice
+from qizhong.sim import audio
 from qizhong.sim.simulator import Sim, SimError, micropython_path, repo_root
 
 GAP = 256  # zero samples that end a cue (jig/jigcore.py)
@@ -51,6 +51,7 @@ def cue_ids() -> list[int]:
         *range(1, 11),
         *(voice.SEC + s for s in range(1, 60)),
         voice.MIN1,
+        voice.FLAG,
         *(voice.LEFT + k for k in range(0, 31)),
     ]
 
@@ -81,24 +82,26 @@ def longest_pause(samples: list[int]) -> int:
 
 
 def cue_table(voice_dir: str) -> dict[tuple[int, int], tuple[int, int]]:
-    """(length, hash) of each cue's sound -> (cue id, onset in samples)."""
+    """(length, hash) of each cue's sound, in every language -> (cue id, onset in samples)."""
     table: dict[tuple[int, int], tuple[int, int]] = {}
-    for cue in cue_ids():
-        path = os.path.join(voice_dir, voice.cue_asset(cue) + ".pcm")
-        if not os.path.exists(path):
-            continue
-        with open(path, "rb") as f:
-            data = array.array("h", f.read())
-        if sys.byteorder != "little":
-            data.byteswap()
-        at, snd = sound(list(data))
-        if longest_pause(snd) >= GAP:
-            raise ValueError("%s: a pause of %d samples would split it" % (path, GAP))
-        key = cue_hash(snd)
-        if key in table:
-            raise ValueError("%s sounds like cue %d" % (path, table[key][0]))
-        table[key] = (cue, at)
+    for lang in voice.LANGS:
+        bank = audio.read_bank(os.path.join(voice_dir, lang, voice.BANK))
+        for cue in cue_ids():
+            slot = voice.cue_slot(cue)
+            if slot >= 0:
+                name = "%s/%s" % (lang, voice.stems()[slot])
+                _add(table, cue, name, list(audio.decode(bank[slot])))
     return table
+
+
+def _add(table: dict[tuple[int, int], tuple[int, int]], cue: int, name: str, data: list[int]):
+    at, snd = sound(data)
+    if longest_pause(snd) >= GAP:
+        raise ValueError("%s: a pause of %d samples would split it" % (name, GAP))
+    key = cue_hash(snd)
+    if key in table:
+        raise ValueError("%s sounds like cue %d" % (name, table[key][0]))
+    table[key] = (cue, at)
 
 
 def render_cues(table: dict[tuple[int, int], tuple[int, int]]) -> str:

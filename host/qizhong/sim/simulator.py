@@ -88,6 +88,7 @@ class Sim:
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
         self.cues: list[tuple[int, int]] = []
+        self.voices: list[tuple[int, str]] = []  # (t, language) as the firmware set it
         self.volumes: list[tuple[int, int]] = []
         self.events: list[tuple[str, int, int, int]] = []  # (name, side, t, arg)
         self.frames: dict[int, bytes] = {}
@@ -310,6 +311,8 @@ class Sim:
                 self.frame_log.append((int(words[3]), i, self.frames[i]))
         elif words[0] == "volume":
             self.volumes.append((int(words[1]), int(words[2])))
+        elif words[0] == "voice":
+            self.voices.append((int(words[1]), words[2]))
         else:
             raise SimError("unexpected from the board: %r" % " ".join(words))
         return False

@@ -174,7 +174,8 @@ class Term:
             if line:
                 lines.append((t, 0, line))
         for t, cue in new[1]:
-            lines.append((t, 1, "🔊 " + audio.voice.cue_text(cue)))
+            lang = sim.voices[-1][1] if sim.voices else "cmn"
+            lines.append((t, 1, "🔊 " + audio.cue_words(cue, lang)))
         for t, on in new[2]:
             if on:
                 lines.append((t, 2, "🔔 buzzer"))
@@ -328,14 +329,16 @@ def frame(lines: list[str]) -> str:
     return "\x1b[H" + "\r\n".join(line + "\x1b[K" for line in lines) + "\x1b[J"
 
 
-def start(spec: str, virtual: bool = False) -> tuple[Sim, str]:
-    """A simulated clock configured with ``spec``, and the log's first line.
-    Raises ValueError (the clock's reason) for a spec it refuses."""
+def start(spec: str, virtual: bool = False, voice: str = "") -> tuple[Sim, str]:
+    """A simulated clock configured with ``spec`` (and ``voice``: "ja down",
+    docs/voice.md), and the log's first line. Raises ValueError (the clock's
+    reason) for a spec or a voice it refuses."""
     sim = Sim(virtual=virtual)
-    reply = sim.command("config " + spec)
-    if not reply.startswith("ok"):
-        sim.close()
-        raise ValueError(reply)
+    for line in (["voice " + voice] if voice else []) + ["config " + spec]:
+        reply = sim.command(line)
+        if not reply.startswith("ok"):
+            sim.close()
+            raise ValueError(reply)
     return sim, "time control " + sim.command("tc").split(" ", 2)[2]
 
 
@@ -343,7 +346,7 @@ def speaker(sim: Sim, wav: str) -> str:
     """Write what the speaker played (voice cues and buzzer) to ``wav``; the line to print."""
     end = max([t for t, _ in sim.cues + sim.beeps] + [sim.now]) + 1000
     try:
-        samples = audio.render(sim.cues, end, beeps=sim.beeps)
+        samples = audio.render(sim.cues, end, beeps=sim.beeps, voices=sim.voices)
         os.makedirs(os.path.dirname(wav) or ".", exist_ok=True)
         audio.write_wav(wav, samples)
     except OSError as e:
@@ -356,13 +359,13 @@ def speaker(sim: Sim, wav: str) -> str:
     )
 
 
-def main(spec: str, wav: str = "out/sim-voice.wav") -> int:
+def main(spec: str, wav: str = "out/sim-voice.wav", voice: str = "") -> int:
     if not sys.stdin.isatty():
         print("qizhong sim: needs a terminal (or use --headless)", file=sys.stderr)
         return 1
     step = int(os.environ.get("QIZHONG_TERM_STEP_MS") or "0")
     try:
-        sim, _ = start(spec, virtual=step > 0)
+        sim, _ = start(spec, virtual=step > 0, voice=voice)
     except SimError as e:
         print("qizhong sim: %s" % e, file=sys.stderr)
         return 1

@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``qizhong round``: a tournament's rounds on a running hall server (docs/server.md).
+
+    qizhong round --server http://127.0.0.1:8080 tournament --name "Hall Open" --site Shanghai
+    qizhong round import pairings.csv --date 2026-11-25     # the next round; prints its number
+    qizhong round start 1                                   # every board set up and started
+    qizhong round results 1 --csv                           # the results table
+    qizhong round score 7 B+3.5                             # a Go board's score
+    qizhong round zip 1 round1.zip                          # every record of the round
+
+Changes need the arbiter's password in ``$QIZHONG_ARBITER_PASSWORD``; the
+server is ``--server`` or ``$QIZHONG_SERVER`` (default http://127.0.0.1:8080).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+DEFAULT = "http://127.0.0.1:8080"
+
+
+class Failed(Exception):
+    """The server's refusal, or no server: the message says which."""
+
+
+def _call(args: argparse.Namespace, path: str, body: dict[str, Any] | None = None) -> bytes:
+    url = args.server.rstrip("/") + path
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST")
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
+        password = os.environ.get("QIZHONG_ARBITER_PASSWORD", "")
+        if not password:
+            raise Failed("set QIZHONG_ARBITER_PASSWORD to the arbiter's password")
+        req.add_header("Authorization", "Bearer " + password)
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return bytes(r.read())
+    except urllib.error.HTTPError as e:
+        try:
+            why = json.loads(e.read()).get("error", e.reason)
+        except ValueError:
+            why = e.reason
+        raise Failed("%s: %s" % (e.code, why)) from None
+    except OSError as e:
+        raise Failed("no server at %s: %s" % (args.server, e)) from None
+
+
+def _json(args: argparse.Namespace, path: str, body: dict[str, Any] | None = None) -> Any:
+    return json.loads(_call(args, path, body))
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    body = {k: v for k in ("name", "site", "start", "end") if (v := getattr(args, k)) is not None}
+    t = _json(args, "/api/tournament", body) if body else _json(args, "/api/tournament")
+    print("%s, %s, %s to %s" % (t["name"] or "?", t["site"] or "?", t["start"] or "?",
+                                t["end"] or "?"))  # fmt: skip
+    return 0
+
+
+def _wait_boards(args: argparse.Namespace, text: str) -> None:
+    """Until every board the pairings name has its clock connected (bounded)."""
+    wanted = set()
+    for line in text.splitlines():
+        cell = line.replace("\t", ",").split(",", 1)[0].strip().lstrip("\ufeff")
+        if cell.isdigit():
+            wanted.add(int(cell))
+    deadline = time.monotonic() + args.wait
+    while True:
+        up = {b["no"] for b in _json(args, "/api/boards") if b["link"] == "up"}
+        if wanted <= up or time.monotonic() >= deadline:
+            return
+        time.sleep(0.5)  # polling another process, bounded by --wait
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        with open(args.file, encoding="utf-8-sig") as f:
+            text = f.read()
+    if args.wait:
+        _wait_boards(args, text)
+    body: dict[str, Any] = {"pairings": text, "date": args.date or ""}
+    if args.round is not None:
+        body["round"] = args.round
+    got = _json(args, "/api/rounds", body)
+    print("round %d: %d boards" % (got["round"], got["pairings"]))
+    return 0
+
+
+def _act(args: argparse.Namespace, verb: str) -> int:
+    got = _json(args, "/api/rounds/%d/%s" % (args.round, verb), {"force": args.force})
+    bad = 0
+    for b in got["boards"]:
+        print("board %d: %s" % (b["board"], b["outcome"]))
+        bad += b["outcome"] != "ok"
+    return 1 if bad else 0
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    return _act(args, "setup")
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    return _act(args, "start")
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    if args.csv:
+        sys.stdout.write(_call(args, "/rounds/%d/results.csv" % args.round).decode())
+        return 0
+    got = _json(args, "/api/rounds/%d" % args.round)
+    for r in got["boards"]:
+        print("%3d  %-20s %-20s %-7s %-8s %s" % (r["board"], r["first"], r["second"], r["game"],
+                                                r["result"] or "-", r["score"]))  # fmt: skip
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    got = _json(args, "/api/boards/%d/score" % args.board, {"score": args.score})
+    print("board %d, game %d: %s" % (args.board, got["game"], args.score))
+    return 0
+
+
+def cmd_zip(args: argparse.Namespace) -> int:
+    data = _call(args, "/rounds/%d.zip" % args.round)
+    with open(args.file, "wb") as f:
+        f.write(data)
+    print("%s: %d bytes" % (args.file, len(data)))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return int(args.round_func(args))
+    except Failed as e:
+        print("qizhong round: %s" % e, file=sys.stderr)
+        return 1
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "round",
+        help="a tournament's rounds on the hall server: import pairings, start, results",
+        description="A tournament's rounds on a running hall server (docs/server.md). Changes"
+        " need the arbiter's password in $QIZHONG_ARBITER_PASSWORD.",
+    )
+    p.add_argument("--server", default=os.environ.get("QIZHONG_SERVER", DEFAULT),
+                   help="the hall server (default $QIZHONG_SERVER or %s)" % DEFAULT)  # fmt: skip
+    p.set_defaults(func=run)
+    ops = p.add_subparsers(dest="round_op", metavar="ACTION", required=True)
+    a = ops.add_parser("tournament", help="show or set the tournament's name, site and dates")
+    a.add_argument("--name")
+    a.add_argument("--site")
+    a.add_argument("--start", metavar="YYYY-MM-DD")
+    a.add_argument("--end", metavar="YYYY-MM-DD")
+    a.set_defaults(round_func=cmd_tournament)
+    a = ops.add_parser("import", help="a round's pairings from a CSV file (- : stdin)")
+    a.add_argument("file")
+    a.add_argument("--round", type=int, help="its number (default: the next)")
+    a.add_argument("--date", metavar="YYYY-MM-DD", help="the round's date")
+    a.add_argument("--wait", type=float, default=0.0, metavar="S",
+                   help="first wait up to S seconds for its boards' clocks")  # fmt: skip
+    a.set_defaults(round_func=cmd_import)
+    both = (
+        ("setup", cmd_setup, "set every board of the round up"),
+        ("start", cmd_start, "set the round up and start every clock"),
+    )
+    for name, fn, what in both:
+        a = ops.add_parser(name, help=what)
+        a.add_argument("round", type=int)
+        a.add_argument("--force", action="store_true", help="even over games still going")
+        a.set_defaults(round_func=fn)
+    a = ops.add_parser("results", help="the round's results table")
+    a.add_argument("round", type=int)
+    a.add_argument("--csv", action="store_true", help="as the CSV file")
+    a.set_defaults(round_func=cmd_results)
+    a = ops.add_parser("score", help="a Go board's score (B+3.5, W+R, 0...)")
+    a.add_argument("board", type=int)
+    a.add_argument("score")
+    a.set_defaults(round_func=cmd_score)
+    a = ops.add_parser("zip", help="every record of the round and its results, as a zip")
+    a.add_argument("round", type=int)
+    a.add_argument("file")
+    a.set_defaults(round_func=cmd_zip)

@@ -1,0 +1,687 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A tournament's rounds: pairings from a CSV, a whole round set up and
+started in one action, live results, and every game's record kept.
+
+A tournament (name, site, dates) has rounds; a round is a list of
+pairings, one per board: the players (``first`` moves first: Red in
+Xiangqi, Black in Go, White in chess), the game and the control. The
+pairings come from a CSV file with a header, or from lines pasted from a
+spreadsheet (tab-separated, header optional), in this order::
+
+    board,first,second,game,control
+    1,吕钦,许银川,xiangqi,xq-rapid
+    2,Li,Wang,go,15m byoyomi 3x30s
+
+``game`` and ``control`` may be left empty: the board's own. Every row is
+checked before anything is kept; a bad one is refused with its line.
+
+Setting a round up gives each board its players and game, and loads the
+control on its clock (a new game, EQ-6's override: the arbiter's call);
+the board's game then is the round's (its game number is kept with the
+pairing, so the record of every round stays downloadable after the next).
+Starting a round sets up any board not yet set up and starts every clock.
+A board whose game is still going (running, paused, knocked) is refused
+unless ``force`` is given. Everything is kept in the server's SQLite file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import dataclasses
+import datetime
+import io
+import re
+import unicodedata
+import zipfile
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from qizhong import timecontrol
+from qizhong.server.feed import RESULTS, Game, Info, go_result
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournament (
+  id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL, site TEXT NOT NULL,
+  start TEXT NOT NULL, end TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rounds (
+  no INTEGER PRIMARY KEY, date TEXT NOT NULL, host_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS pairings (
+  round INTEGER NOT NULL, board INTEGER NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
+  game TEXT NOT NULL, spec TEXT NOT NULL, game_no INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (round, board));
+"""
+
+HEADER = ("board", "first", "second", "game", "control")
+GAMES = ("xiangqi", "go", "chess")
+MAX_ROWS = 1000
+MAX_NAME = 100
+IN_GAME = ("running", "paused", "knocked")
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+SCORE_RE = re.compile(r"^(?:[BW]\+(?:\d{1,3}(?:\.5)?|R|T|F)|0|Void)$")
+
+
+class RoundError(ValueError):
+    """Pairings or a request that cannot be taken; the message says why (and where)."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    board: int
+    first: str
+    second: str
+    game: str = ""
+    spec: str = ""
+    game_no: int = 0  # the board's game number for this round, once set up
+
+
+def clean_text(value: str, what: str, limit: int = MAX_NAME) -> str:
+    """A name or title: trimmed, NFC, no control characters, at most ``limit`` characters."""
+    text = unicodedata.normalize("NFC", value).strip()
+    if len(text) > limit:
+        raise RoundError("%s: at most %d characters" % (what, limit))
+    if any(unicodedata.category(c).startswith("C") for c in text):
+        raise RoundError("%s: no control characters" % what)
+    return text
+
+
+def check_date(value: str, what: str = "date") -> str:
+    """``YYYY-MM-DD``, a real day (or empty: unknown)."""
+    value = value.strip()
+    if value:
+        try:
+            if not DATE_RE.match(value):
+                raise ValueError
+            datetime.date.fromisoformat(value)
+        except ValueError:
+            raise RoundError("%s: YYYY-MM-DD, not %r" % (what, value[:20])) from None
+    return value
+
+
+def parse_pairings(text: str, boards: dict[int, tuple[str, str]]) -> list[Pairing]:
+    """Pairings from CSV text (with the header) or pasted tab-separated lines.
+
+    ``boards``: the hall's boards, number to (game, control), for the
+    defaults and to refuse a board the hall does not have."""
+    lines = [ln for ln in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    if not any(ln.strip() for ln in lines):
+        raise RoundError("no pairings")
+    delimiter = "\t" if "\t" in text else ","
+    rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter))
+    out: list[Pairing] = []
+    errors: list[str] = []
+    seen: set[int] = set()
+    for n, row in enumerate(rows, start=1):
+        cells = [c.strip() for c in row]
+        if not any(cells):
+            continue
+        if n == 1 and cells[0].lstrip("\ufeff").lower() == "board":
+            names = [c.lstrip("\ufeff").lower() for c in cells]
+            if tuple(names[: len(HEADER)]) != HEADER[: len(names)] or len(names) < 3:
+                raise RoundError("line 1: the header is %s" % ",".join(HEADER))
+            continue
+        if len(out) >= MAX_ROWS:
+            raise RoundError("at most %d pairings" % MAX_ROWS)
+        cells += [""] * (len(HEADER) - len(cells))
+        if len(cells) > len(HEADER) and any(cells[len(HEADER) :]):
+            errors.append("line %d: more than %d columns" % (n, len(HEADER)))
+            continue
+        try:
+            out.append(_pairing(cells, boards, seen))
+        except RoundError as e:
+            errors.append("line %d: %s" % (n, e))
+    if errors:
+        raise RoundError("; ".join(errors[:20]))
+    if not out:
+        raise RoundError("no pairings")
+    return out
+
+
+def _pairing(cells: list[str], boards: dict[int, tuple[str, str]], seen: set[int]) -> Pairing:
+    board_s, first, second, game, spec = cells[: len(HEADER)]
+    if not board_s.isdigit() or len(board_s) > 6:
+        raise RoundError("board: a board number, not %r" % board_s[:20])
+    board = int(board_s)
+    if board not in boards:
+        raise RoundError("no board %d in this hall" % board)
+    if board in seen:
+        raise RoundError("board %d is paired twice" % board)
+    first = clean_text(first, "first")
+    second = clean_text(second, "second")
+    if not first or not second:
+        raise RoundError("both players' names are needed")
+    game = game.lower() or boards[board][0]
+    if game not in GAMES:
+        raise RoundError("game: xiangqi, go or chess, not %r" % game[:20])
+    spec = spec or boards[board][1]
+    if spec:
+        if len(spec) > 200:
+            raise RoundError("control: too long")
+        try:
+            timecontrol.parse(spec)
+        except ValueError as e:
+            raise RoundError("control %r: %s" % (spec[:40], e)) from None
+    seen.add(board)
+    return Pairing(board, first, second, game, spec)
+
+
+def parse_result(text: str) -> str:
+    """A Go score as SGF writes it: ``B+3.5``, ``W+R``, ``0`` (jigo)..."""
+    text = text.strip()
+    if not SCORE_RE.match(text):
+        raise RoundError("score: B+3.5, W+R, B+T, 0 or Void, not %r" % text[:20])
+    return text
+
+
+def points(result: str) -> tuple[str, str]:
+    """Each side's points from a PGN-style result (first, second)."""
+    return {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("1/2", "1/2")}.get(result, ("", ""))
+
+
+def score_result(score: str) -> str:
+    """A Go score as a result from the first (Black's) side."""
+    if score.startswith("B+"):
+        return "1-0"
+    if score.startswith("W+"):
+        return "0-1"
+    if score == "0":
+        return "1/2-1/2"
+    return ""
+
+
+class Rounds:
+    """The tournament and its rounds, in the hall's store (see the module's text)."""
+
+    def __init__(self, hall: Any) -> None:
+        self.hall = hall
+        self.store = hall.store
+        with self.store._lock:
+            self.store._db.executescript(SCHEMA)
+        self._games: dict[tuple[int, int], tuple[int, Pairing]] = {}
+        self._reload()
+        hall.feed.info = self.info
+
+    # -- the store --------------------------------------------------------------------------
+
+    def _reload(self) -> None:
+        games = {}
+        for r in self.store._read(
+            "SELECT round, board, first, second, game, spec, game_no FROM pairings"
+        ):
+            p = Pairing(*r[1:])  # type: ignore[arg-type]
+            if p.game_no:
+                games[(p.board, p.game_no)] = (int(r[0]), p)  # type: ignore[call-overload]
+        self._games = games
+        rows = self.store._read("SELECT name, site, start, end FROM tournament")
+        t = rows[0] if rows else ("", "", "", "")
+        self._tournament = dict(zip(("name", "site", "start", "end"), map(str, t), strict=True))
+        rows = self.store._read("SELECT no, date FROM rounds")
+        self._dates = {int(str(n)): str(d) for n, d in rows}
+        self.hall.feed.changed()
+
+    def tournament(self) -> dict[str, str]:
+        return dict(self._tournament)
+
+    def set_tournament(self, body: dict[str, Any]) -> dict[str, str]:
+        t = self.tournament()
+        for key in ("name", "site"):
+            if key in body:
+                t[key] = clean_text(str(body[key]), key, 200)
+        for key in ("start", "end"):
+            if key in body:
+                t[key] = check_date(str(body[key]), key)
+        self.store._write(
+            "INSERT OR REPLACE INTO tournament (id, name, site, start, end) VALUES (1,?,?,?,?)",
+            (t["name"], t["site"], t["start"], t["end"]),
+        )
+        self._reload()
+        return t
+
+    def numbers(self) -> list[int]:
+        return sorted(self._dates)
+
+    def date(self, no: int) -> str:
+        if no not in self._dates:
+            raise KeyError("no round %d" % no)
+        return self._dates[no]
+
+    def pairings(self, no: int) -> list[Pairing]:
+        self.date(no)
+        rows = self.store._read(
+            "SELECT board, first, second, game, spec, game_no FROM pairings WHERE round=?"
+            " ORDER BY board",
+            (no,),
+        )
+        return [Pairing(*r) for r in rows]  # type: ignore[arg-type]
+
+    def add(self, text: str, no: int | None = None, date: str = "") -> int:
+        """Keep a round's pairings (round ``no``, default the next); a round
+        with a board set up already cannot be replaced."""
+        boards = {n: (s.board.game, s.board.spec) for n, s in self.hall.states.items()}
+        pairs = parse_pairings(text, boards)
+        date = check_date(date)
+        if no is None:
+            no = max(self.numbers(), default=0) + 1
+        if not 0 < no < 1000:
+            raise RoundError("round: 1 to 999")
+        if no in self.numbers() and any(p.game_no for p in self.pairings(no)):
+            raise RoundError("round %d is set up already: its pairings stay" % no)
+        from qizhong.server.store import host_ms
+
+        self.store._write("DELETE FROM pairings WHERE round=?", (no,))
+        self.store._write(
+            "INSERT OR REPLACE INTO rounds (no, date, host_ms) VALUES (?,?,?)",
+            (no, date, host_ms()),
+        )
+        for p in pairs:
+            self.store._write(
+                "INSERT INTO pairings (round, board, first, second, game, spec) VALUES"
+                " (?,?,?,?,?,?)",
+                (no, p.board, p.first, p.second, p.game, p.spec),
+            )
+        self.store.add_action(0, "round", {"round": no, "pairings": len(pairs)}, "arbiter")
+        self._reload()
+        return no
+
+    def info(self, board: int, game_no: int) -> Info | None:
+        """A game's tags (the feed's ``info``): a round's game's from its pairing;
+        a game of no round gets the tournament's name and site (else None)."""
+        got = self._games.get((board, game_no))
+        t = self.tournament()
+        if got is None:
+            st = self.hall.states.get(board)
+            if st is None or not (t["name"] or t["site"]):
+                return None
+            return dataclasses.replace(
+                Info.of(st.board), event=t["name"] or "qizhong hall", site=t["site"]
+            )
+        rnd, p = got
+        return Info(
+            p.game,
+            p.first,
+            p.second,
+            p.spec,
+            t["name"] or "qizhong hall",
+            t["site"],
+            self.date(rnd) or t["start"],
+            str(rnd),
+            board,
+        )
+
+    # -- actions ----------------------------------------------------------------------------
+
+    async def setup(
+        self, no: int, force: bool = False, start: bool = False
+    ) -> list[dict[str, Any]]:
+        """Set every board of round ``no`` up (and with ``start``, start it);
+        each board's outcome, ``ok`` or why not."""
+        out = []
+        pairs = self.pairings(no)
+        busy = [
+            p.board
+            for p in pairs
+            if self.hall.states[p.board].state in IN_GAME
+            and self.hall.states[p.board].game_no != p.game_no
+        ]
+        if busy and not force:
+            raise RoundError(
+                "boards %s are still playing: finish those games first (or force)"
+                % ", ".join(map(str, busy))
+            )
+        results = await asyncio.gather(*(self._board(no, p, start) for p in pairs))
+        for p, why in zip(pairs, results, strict=True):
+            out.append({"board": p.board, "outcome": why})
+        self._reload()
+        return out
+
+    async def _board(self, no: int, p: Pairing, start: bool) -> str:
+        from qizhong.server import app as server_app
+
+        hall = self.hall
+        st = hall.states[p.board]
+        try:
+            if not p.game_no:
+                seen = self._wait_event(p.board, "config")  # a new game on the clock first
+                await self._clock(p.board, "config", {"spec": p.spec, "override": True})
+                try:
+                    await asyncio.wait_for(seen, 10)
+                except TimeoutError:
+                    return "the clock took the control but did not say so"
+                fields = {"first": p.first, "second": p.second, "game": p.game, "spec": p.spec}
+                hall.store.add_action(p.board, "players", dict(fields), "arbiter")
+                hall.store.set_board(p.board, **fields)
+                st.board = next(b for b in hall.store.boards() if b.no == p.board)
+                self.store._write(
+                    "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
+                    (st.game_no, no, p.board),
+                )
+                hall.notify(p.board, st.view(), None)
+            if start:
+                if st.state == "idle":
+                    seen = self._wait_event(p.board, "start")
+                    await self._clock(p.board, "start", {"side": 0})
+                    try:  # the answer comes once the board shows it running
+                        await asyncio.wait_for(seen, 10)
+                    except TimeoutError:
+                        return "the clock started but did not say so"
+                else:
+                    return "set up; not started: the clock is %s" % st.state
+        except server_app.web.HTTPException as e:
+            return "refused: %s" % e.text
+        return "ok"
+
+    def _wait_event(self, board: int, name: str) -> asyncio.Future[None]:
+        """Done when board ``board``'s clock event ``name`` is kept and applied."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+
+        def done() -> None:
+            if not fut.done():
+                fut.set_result(None)
+
+        def listen(no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
+            if no == board and event is not None and event.get("name") == name:
+                loop.call_soon_threadsafe(done)
+
+        self.hall.listeners.append(listen)
+        fut.add_done_callback(lambda _: self.hall.listeners.remove(listen))
+        return fut
+
+    async def _clock(self, no: int, verb: str, body: dict[str, Any]) -> None:
+        """One clock action, kept as the page's actions are (app.py's ``act``)."""
+        from qizhong.clocks.driver import CommandError
+        from qizhong.clocks.link import LinkError
+        from qizhong.server import app as server_app
+
+        hall = self.hall
+        st = hall.states[no]
+        call = server_app.action(verb, body, st.board.game)
+        worker = hall.worker(no)
+        aid = hall.store.add_action(no, verb, body, "arbiter")
+        try:
+            await asyncio.wrap_future(worker.call(call))
+        except CommandError as e:
+            hall.store.action_done(aid, "refused: %s" % e)
+            raise server_app.web.HTTPConflict(text=str(e)) from None
+        except LinkError as e:
+            hall.store.action_done(aid, "no clock: %s" % e)
+            raise server_app.web.HTTPServiceUnavailable(text=str(e)) from None
+        hall.store.action_done(aid, "ok")
+        if verb == "config":
+            server_app._configured(hall, st, str(body.get("spec", "")))
+
+    def score(self, board: int, score: str, game_no: int | None = None) -> int:
+        """Enter a Go game's score (its current game by default); kept as an action."""
+        st = self.hall.states[board]
+        game = st.game_no if game_no is None else game_no
+        score = parse_result(score)
+        aid = self.store.add_action(board, "score", {"game": game, "score": score}, "arbiter")
+        self.store.action_done(aid, "ok")
+        self.hall.feed.scores[(board, game)] = score
+        return game
+
+    # -- results and records -------------------------------------------------------------------
+
+    def game(self, p: Pairing) -> Game | None:
+        """The round's game on a board as it stands (None before it is set up)."""
+        if not p.game_no:
+            return None
+        st = self.hall.states[p.board]
+        feed = self.hall.feed
+        if st.game_no == p.game_no:
+            return feed.game_of(st)  # type: ignore[no-any-return]
+        return feed.replay(p.board, p.game_no, st.board)  # type: ignore[no-any-return]
+
+    def results_now(self, no: int) -> list[dict[str, Any]]:
+        """Round ``no``'s table: per board the players, game, result and state
+        (on the feed's thread: a game that is over is read from the store)."""
+        rows = []
+        for p in self.pairings(no):
+            st = self.hall.states[p.board]
+            g = self.game(p)
+            result, score, state, moves = "", "", "not set up", 0
+            if g is not None:
+                moves = len(g.played)
+                state = st.state if st.game_no == p.game_no else "over"
+                if p.game == "go":
+                    score = go_result(g)
+                    result = score_result(score) if score else ""
+                else:
+                    result = RESULTS.get(g.result, ("", ""))[0]
+                if not result:
+                    result = "*"
+            ext = "sgf" if p.game == "go" else "pgn"
+            row = asdict(p)
+            row.update(
+                round=no,
+                result=result,
+                score=score,
+                points=list(points(result)),
+                state=state,
+                moves=moves,
+                record="/rounds/%d/%d.%s" % (no, p.board, ext) if p.game_no else "",
+            )
+            rows.append(row)
+        return rows
+
+    async def results(self, no: int) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = await self.hall.feed.run(self.results_now, no)
+        return rows
+
+    @staticmethod
+    def results_csv(rows: list[dict[str, Any]]) -> str:
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\r\n")
+        w.writerow(["round", "board", "first", "second", "game", "control", "result", "score",
+                    "first_points", "second_points", "moves"])  # fmt: skip
+        for r in rows:
+            w.writerow([r["round"], r["board"], _cell(r["first"]), _cell(r["second"]), r["game"],
+                        r["spec"], r["result"], r["score"], r["points"][0], r["points"][1],
+                        r["moves"]])  # fmt: skip
+        return out.getvalue()
+
+    async def record(self, no: int, board: int) -> tuple[str, bytes]:
+        p = next((p for p in self.pairings(no) if p.board == board), None)
+        if p is None or not p.game_no:
+            raise KeyError("round %d has no game on board %d" % (no, board))
+        data: bytes = await self.hall.feed.past(board, p.game_no)
+        return ("sgf" if p.game == "go" else "pgn"), data
+
+    async def zip(self, no: int) -> bytes:
+        files = []
+        for p in self.pairings(no):
+            if p.game_no:
+                ext, data = await self.record(no, p.board)
+                files.append(("round%d-board%d.%s" % (no, p.board, ext), data))
+        rows = await self.results(no)
+        files.append(("round%d-results.csv" % no, self.results_csv(rows).encode()))
+
+        def pack() -> bytes:
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+                for name, data in files:
+                    z.writestr(name, data)
+            return buf.getvalue()
+
+        packed: bytes = await self.hall.feed.run(pack)
+        return packed
+
+
+def _cell(text: str) -> str:
+    """A name as a spreadsheet cell: a leading = + - @ would be a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def add_routes(app: Any, hall: Any) -> None:
+    """The rounds' API and pages (docs/server.md), on the hall's app."""
+    from aiohttp import web
+
+    from qizhong.server.app import WEB, _json
+
+    rounds = Rounds(hall)
+    hall.rounds = rounds
+
+    def arbiter(request: web.Request) -> None:
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+
+    def number(request: web.Request, key: str = "round") -> int:
+        text = request.match_info[key]
+        if len(text) > 6:
+            raise web.HTTPNotFound(text="no such %s" % key)
+        return int(text)
+
+    def known(no: int) -> None:
+        if no not in rounds.numbers():
+            raise web.HTTPNotFound(text="no round %d" % no)
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(WEB + "/rounds.html")
+
+    async def get_tournament(request: web.Request) -> web.Response:
+        return web.json_response(rounds.tournament())
+
+    async def post_tournament(request: web.Request) -> web.Response:
+        arbiter(request)
+        body = await _json(request)
+        try:
+            return web.json_response(rounds.set_tournament(body))
+        except RoundError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+
+    async def list_rounds(request: web.Request) -> web.Response:
+        out = []
+        for no in rounds.numbers():
+            pairs = rounds.pairings(no)
+            out.append({"round": no, "date": rounds.date(no), "boards": len(pairs),
+                        "set_up": sum(1 for p in pairs if p.game_no)})  # fmt: skip
+        return web.json_response({"tournament": rounds.tournament(), "rounds": out})
+
+    async def add_round(request: web.Request) -> web.Response:
+        arbiter(request)
+        body = await _json(request)
+        text = body.get("pairings", "")
+        no = body.get("round")
+        if not isinstance(text, str) or (no is not None and not isinstance(no, int)):
+            raise web.HTTPBadRequest(text="pairings: the CSV text; round: a number")
+        if isinstance(no, bool):
+            raise web.HTTPBadRequest(text="round: a number")
+        try:
+            got = rounds.add(text, no, str(body.get("date", "")))
+        except RoundError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+        return web.json_response({"round": got, "pairings": len(rounds.pairings(got))})
+
+    async def get_round(request: web.Request) -> web.Response:
+        no = number(request)
+        known(no)
+        rows = await rounds.results(no)
+        return web.json_response({"round": no, "date": rounds.date(no), "boards": rows})
+
+    async def act(request: web.Request) -> web.Response:
+        arbiter(request)
+        no = number(request)
+        known(no)
+        body = await _json(request)
+        verb = request.match_info["verb"]
+        if verb not in ("setup", "start"):
+            raise web.HTTPNotFound(text="no round action %r" % verb)
+        try:
+            out = await rounds.setup(no, bool(body.get("force", False)), verb == "start")
+        except RoundError as e:
+            raise web.HTTPConflict(text=str(e)) from None
+        return web.json_response({"round": no, "boards": out})
+
+    async def score(request: web.Request) -> web.Response:
+        arbiter(request)
+        board = number(request, "no")
+        if board not in hall.states:
+            raise web.HTTPNotFound(text="no board %d" % board)
+        if hall.states[board].board.game != "go":
+            raise web.HTTPBadRequest(text="board %d does not play Go" % board)
+        body = await _json(request)
+        game = body.get("game")
+        if game is not None and (
+            isinstance(game, bool)
+            or not isinstance(game, int)
+            or not 0 < game <= hall.states[board].game_no
+        ):
+            raise web.HTTPBadRequest(text="game: one of the board's game numbers")
+        try:
+            got = rounds.score(board, str(body.get("score", "")), game)
+        except RoundError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+        st = hall.states[board]
+        hall.notify(board, st.view(), None)
+        return web.json_response({"ok": True, "game": got})
+
+    async def results_csv(request: web.Request) -> web.Response:
+        no = number(request)
+        known(no)
+        text = rounds.results_csv(await rounds.results(no))
+        return web.Response(
+            text=text,
+            content_type="text/csv",
+            charset="utf-8",
+            headers={"Content-Disposition": 'attachment; filename="round%d-results.csv"' % no},
+        )
+
+    async def record(request: web.Request) -> web.Response:
+        no, board = number(request), number(request, "no")
+        known(no)
+        try:
+            ext, data = await rounds.record(no, board)
+        except KeyError as e:
+            raise web.HTTPNotFound(text=str(e.args[0])) from None
+        if ext != request.match_info["ext"]:
+            raise web.HTTPNotFound(text="round %d, board %d: a .%s record" % (no, board, ext))
+        kind = "application/x-go-sgf" if ext == "sgf" else "application/x-chess-pgn"
+        name = "round%d-board%d.%s" % (no, board, ext)
+        return web.Response(
+            body=data,
+            content_type=kind,
+            charset="utf-8",
+            headers={"Content-Disposition": 'attachment; filename="%s"' % name},
+        )
+
+    async def board_game(request: web.Request) -> web.Response:
+        """Any game a board has had, by its number (``game_no``), in a round or not."""
+        no, game = number(request, "no"), number(request, "game")
+        st = hall.states.get(no)
+        if st is None:
+            raise web.HTTPNotFound(text="no board %d" % no)
+        info = rounds.info(no, game) or Info.of(st.board)
+        ext = "sgf" if info.game == "go" else "pgn"
+        if ext != request.match_info["ext"]:
+            raise web.HTTPNotFound(text="board %d, game %d: a .%s record" % (no, game, ext))
+        try:
+            data = await hall.feed.past(no, game)
+        except KeyError as e:
+            raise web.HTTPNotFound(text=str(e.args[0])) from None
+        except ValueError as e:  # a game of no round, played as another game than the board's now
+            raise web.HTTPConflict(text="board %d, game %d: %s" % (no, game, e)) from None
+        kind = "application/x-go-sgf" if ext == "sgf" else "application/x-chess-pgn"
+        return web.Response(body=data, content_type=kind, charset="utf-8")
+
+    async def round_zip(request: web.Request) -> web.Response:
+        no = number(request)
+        known(no)
+        return web.Response(
+            body=await rounds.zip(no),
+            content_type="application/zip",
+            headers={"Content-Disposition": 'attachment; filename="round%d.zip"' % no},
+        )
+
+    r = app.router
+    r.add_get("/rounds", page)
+    r.add_get("/api/tournament", get_tournament)
+    r.add_post("/api/tournament", post_tournament)
+    r.add_get("/api/rounds", list_rounds)
+    r.add_post("/api/rounds", add_round)
+    r.add_get("/api/rounds/{round:\\d+}", get_round)
+    r.add_post("/api/rounds/{round:\\d+}/{verb}", act)
+    r.add_post("/api/boards/{no:\\d+}/score", score)
+    r.add_get("/rounds/{round:\\d+}/results.csv", results_csv)
+    r.add_get("/rounds/{round:\\d+}/{no:\\d+}.{ext:pgn|sgf}", record)
+    r.add_get("/rounds/{round:\\d+}.zip", round_zip)
+    r.add_get("/boards/{no:\\d+}/games/{game:\\d+}.{ext:pgn|sgf}", board_game)

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The rounds page: the tournament, a round's pairings imported, set up and
+// started, and its results as the boards report them (docs/server.md).
+"use strict";
+let arbiter = false;
+let current = 0; // the round shown
+let rows = [];
+
+async function api(path, body) {
+  const r = await fetch(path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+
+const $ = (id) => document.getElementById(id);
+
+function say(id, text, ok) {
+  $(id).textContent = text;
+  $(id).className = ok ? "ok" : "error";
+}
+
+function showLogin() {
+  $("login-form").hidden = arbiter;
+  $("logout").hidden = !arbiter;
+  document.body.classList.toggle("arbiter", arbiter);
+  for (const el of document.querySelectorAll("#tournament-form input")) el.disabled = !arbiter;
+}
+
+async function loadTournament() {
+  const t = await api("/api/tournament");
+  $("t-name").value = t.name; $("t-site").value = t.site;
+  $("t-start").value = t.start; $("t-end").value = t.end;
+}
+
+async function loadRounds() {
+  const got = await api("/api/rounds");
+  const nav = $("round-list");
+  nav.replaceChildren();
+  for (const r of got.rounds) {
+    const b = document.createElement("button");
+    b.textContent = "Round " + r.round + (r.date ? " (" + r.date + ")" : "");
+    b.className = r.round === current ? "on" : "";
+    b.dataset.round = r.round;
+    b.addEventListener("click", () => { current = r.round; loadRounds(); });
+    nav.append(b);
+  }
+  if (!current && got.rounds.length) current = got.rounds[got.rounds.length - 1].round;
+  if (current) await loadRound();
+}
+
+function cell(tr, text, cls) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (cls) td.className = cls;
+  tr.append(td);
+  return td;
+}
+
+async function loadRound() {
+  const got = await api("/api/rounds/" + current);
+  rows = got.boards;
+  $("round").hidden = false;
+  $("round-title").textContent = "Round " + current + (got.date ? ", " + got.date : "");
+  $("r-csv").href = "/rounds/" + current + "/results.csv";
+  $("r-zip").href = "/rounds/" + current + ".zip";
+  for (const b of $("round-list").children) b.className = +b.dataset.round === current ? "on" : "";
+  const body = $("results").tBodies[0];
+  body.replaceChildren();
+  for (const r of rows) {
+    const tr = document.createElement("tr");
+    tr.className = r.state.replace(/ /g, "-");
+    tr.dataset.board = r.board;
+    cell(tr, r.board);
+    cell(tr, r.first);
+    cell(tr, r.second);
+    cell(tr, r.game);
+    cell(tr, r.spec);
+    cell(tr, r.state);
+    cell(tr, r.moves);
+    cell(tr, r.result, "result");
+    const score = cell(tr, r.score);
+    if (arbiter && r.game === "go" && r.game_no) {
+      const input = document.createElement("input");
+      input.size = 6; input.placeholder = "B+3.5";
+      const btn = document.createElement("button");
+      btn.textContent = "Score";
+      btn.addEventListener("click", async () => {
+        try {
+          await api("/api/boards/" + r.board + "/score", { score: input.value, game: r.game_no });
+          await loadRound();
+        } catch (err) { say("r-msg", "board " + r.board + ": " + err.message); }
+      });
+      score.append(" ", input, btn);
+    }
+    const rec = cell(tr, "");
+    if (r.record) {
+      const a = document.createElement("a");
+      a.href = r.record; a.textContent = r.record.split("/").pop();
+      rec.append(a);
+    }
+    body.append(tr);
+  }
+}
+
+async function roundAction(verb) {
+  say("r-msg", verb === "start" ? "starting…" : "setting up…", true);
+  try {
+    const got = await api("/api/rounds/" + current + "/" + verb, {});
+    const bad = got.boards.filter((b) => b.outcome !== "ok");
+    say("r-msg", bad.length ? bad.map((b) => "board " + b.board + ": " + b.outcome).join("; ")
+      : (verb === "start" ? "started: " : "set up: ") + got.boards.length + " boards", !bad.length);
+  } catch (err) { say("r-msg", err.message); }
+  await loadRound();
+}
+
+let pending = null;
+function soon() { // many boards change at once: one refresh for them
+  if (pending) return;
+  pending = setTimeout(async () => { pending = null; if (current) await loadRound().catch(() => {}); }, 300);
+}
+
+function connect() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.type === "board" && rows.some((r) => String(r.board) === String(msg.board.no))) soon();
+  };
+  ws.onclose = () => setTimeout(connect, 2000);
+}
+
+function setup() {
+  $("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      await api("/api/login", { password: $("password").value });
+      arbiter = true; $("password").value = ""; $("login-error").textContent = "";
+    } catch (err) { $("login-error").textContent = err.message; }
+    showLogin(); if (current) loadRound();
+  });
+  $("logout").addEventListener("click", async () => {
+    await api("/api/logout", {}); arbiter = false; showLogin(); if (current) loadRound();
+  });
+  $("tournament-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      await api("/api/tournament", { name: $("t-name").value, site: $("t-site").value,
+        start: $("t-start").value, end: $("t-end").value });
+      say("t-msg", "saved", true);
+    } catch (err) { say("t-msg", err.message); }
+  });
+  $("i-file").addEventListener("change", async () => {
+    const f = $("i-file").files[0];
+    if (f) $("i-text").value = await f.text();
+  });
+  $("import-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = { pairings: $("i-text").value, date: $("i-date").value };
+    if ($("i-round").value) body.round = +$("i-round").value;
+    try {
+      const got = await api("/api/rounds", body);
+      say("i-msg", "round " + got.round + ": " + got.pairings + " boards", true);
+      current = got.round;
+      await loadRounds();
+    } catch (err) { say("i-msg", err.message); }
+  });
+  $("r-setup").addEventListener("click", () => roundAction("setup"));
+  $("r-start").addEventListener("click", () => roundAction("start"));
+}
+
+(async () => {
+  setup();
+  arbiter = (await api("/api/me")).arbiter;
+  showLogin();
+  await loadTournament();
+  await loadRounds();
+  connect();
+})();
