@@ -16,7 +16,7 @@ SPEC    ?= xq-rapid
 # mosquitto (the MQTT broker).
 DEBIAN  := gnugo:gnugo chromium:chromium chromium-driver:chromedriver mosquitto:mosquitto
 
-.PHONY: all sim hall test lint typecheck bench mp clean voice firmware flash fuzz-props venv debian-deps
+.PHONY: all sim hall hall-stop test lint typecheck bench mp clean voice firmware flash fuzz-props venv debian-deps
 
 all: test
 
@@ -44,6 +44,10 @@ sim: $(RUN)
 HALL_SIMS ?= 4
 hall: $(RUN)
 	$(BIN)/qizhong serve --sim $(HALL_SIMS) --db "$${TMPDIR:-/tmp}/qizhong-hall.sqlite"
+
+# Its simulated clocks run on after it stops (as clocks on tables do): this stops them.
+hall-stop: $(RUN)
+	$(BIN)/qizhong serve --stop-sims --db "$${TMPDIR:-/tmp}/qizhong-hall.sqlite"
 
 test: debian-deps lint
 	$(BIN)/pytest -q tests

@@ -29,14 +29,23 @@ START_S = 60.0
 
 class Server:
     def __init__(
-        self, db: str, n: int = 2, extra: tuple[str, ...] = (), name: str = "hall"
+        self,
+        db: str,
+        n: int = 2,
+        extra: tuple[str, ...] = (),
+        name: str = "hall",
+        password: str | None = PASSWORD,
     ) -> None:
         self.db, self.n, self.extra, self.name = db, n, extra, name
+        self.password = password  # None: the server makes one (or takes the one it kept)
+        self.said: list[str] = []  # its lines after "hall at" up to the last sim's
         self.listen = "127.0.0.1:0"  # a free port; kept for a restart (a page reconnects)
         self.start()
 
     def start(self) -> None:
-        env = dict(os.environ, QIZHONG_ARBITER_PASSWORD=PASSWORD)
+        env = dict(os.environ, QIZHONG_ARBITER_PASSWORD=self.password or "")
+        if self.password is None:
+            del env["QIZHONG_ARBITER_PASSWORD"]
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -65,6 +74,9 @@ class Server:
             sims.stop_folder(self.db + ".sims")  # the clocks it started outlive it
             raise RuntimeError("server did not start: %r %s" % (line, self.proc.stderr.read()))
         self.url = line.split()[2].rstrip("/")
+        self.said = []
+        for _ in range(self.n + (self.password is None)):  # the password's line, each clock's
+            self.said.append(self.proc.stdout.readline().rstrip("\n"))
         self.listen = self.url.split("//", 1)[1]
         self.sims = sims.start(
             self.n, self.db + ".sims", "xq-rapid", self.name + "-sim"
@@ -79,6 +91,12 @@ class Server:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+
+    def term(self) -> None:
+        """A normal stop (SIGTERM): the simulated clocks run on."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(20)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -40,6 +40,8 @@ SKIP = {
     ".venv/bin/qizhong serve --port": "two clocks on USB (tests/test_server.py: simulated ones)",
     ".venv/bin/qizhong serve --mqtt": "a broker on another laptop (tests/test_mqtt.py: loopback)",
     "curl -s http://127.0.0.1:8080/live.pgn": "a server running (tests/test_server.py reads it)",
+    "curl -s http://127.0.0.1:8080/api/boards/1/session": "a server running "
+    "(tests/test_hall_session.py reads it)",
     ".venv/bin/python benchmarks/hall.py": "a benchmark of minutes (make bench runs it)",
     ".venv/bin/python benchmarks/feed.py": "a benchmark of minutes (make bench runs it)",
     "make hall": "a server that runs until stopped (tests/test_server.py runs qizhong serve --sim)",

@@ -252,6 +252,8 @@ class Board:
         self._mono = Monotonic(self._tick, ticks_diff)
         self._ref_ms = 0
         self._ref_raw = self._read
+        self._given = 0  # the last ``now`` given out
+        self._hidden_t = 0  # see ``_hidden``
         self._flag = Wake()  # set by every interrupt that has news for the loop
         self._sleep = select.poll()  # the loop sleeps here: the flag, or bytes from the host
         self._sleep.register(self._flag, select.POLLIN)
@@ -391,7 +393,27 @@ class Board:
         ms = self._mono.now()
         self._ref_ms = ms
         self._ref_raw = self._read
+        # #26: a lever edge the bounce window hides may yet be a press at its
+        # own instant: time waits there until it settles, never going back.
+        if self._hidden() and self._hidden_t < ms:
+            ms = self._hidden_t if self._hidden_t > self._given else self._given
+        self._given = ms
         return ms
+
+    def _hidden(self):
+        """True if a lever edge its bounce window hid is still on the pin (it
+        becomes an edge once the window has passed); ``_hidden_t`` is then
+        the earliest such instant, in the loop's ms."""
+        found = False
+        for i in (0, 1):
+            if 1 - self._levers[i].value() != self._down[i]:
+                hid = self._hid[i]
+                if ticks_diff(hid, self._last[i]) > 0:
+                    t = self._ref_ms + ticks_diff(hid, self._ref_raw)
+                    if not found or t < self._hidden_t:
+                        self._hidden_t = t
+                    found = True
+        return found
 
     def wait(self, deadline):
         """Sleep until ``deadline`` (-1: IDLE_MS), a lever edge, a key or tilt
@@ -409,7 +431,7 @@ class Board:
         while True:
             self._flag.state = 0  # cleared before looking: an edge from here on wakes the poll
             self._poll(now)
-            if self._n or self._r != self._w:
+            if (self._n or self._r != self._w) and not self._hidden():  # #26: held till settled
                 break
             got = self._serial.pump(self._app) if self._app is not None else 0
             if got > 0:
@@ -452,6 +474,7 @@ class Board:
         state = disable_irq()
         self._mono.rebase(d)
         self._ref_ms -= d
+        self._given -= d
         enable_irq(state)
         for j in range(_TILT + 1):
             if self._since[j] >= 0:
@@ -500,6 +523,16 @@ class Board:
         if nw == self._r:  # the loop is far behind: this edge is lost, the state follows the pin
             self.lost += 1
             return
+        # In stamp order: an edge the bounce window hid (settled by the loop,
+        # the IRQ off) is accepted after later ones of the other lever (#26).
+        while w != self._r:
+            j = (w - 1) % RING
+            if ticks_diff(self._et[j], raw) <= 0:
+                break
+            self._ek[w] = self._ek[j]
+            self._el[w] = self._el[j]
+            self._et[w] = self._et[j]
+            w = j
         self._ek[w] = A.IN_LEVER_DOWN if down else A.IN_LEVER_UP
         self._el[w] = i
         self._et[w] = raw
@@ -510,9 +543,11 @@ class Board:
 
     def pop_input(self):
         r = self._r
+        held = self._hidden()  # nothing after a hidden lever edge until it settles (#26)
         if r != self._w:
             d = ticks_diff(self._et[r], self._ref_raw)
-            if d <= 0:  # stamped at or before the loop's reading
+            # stamped at or before the loop's reading (and the hidden edge)
+            if d <= 0 and not (held and self._ref_ms + d > self._hidden_t):
                 t = self._ref_ms + d
                 if self._n and self._t[self._head] < t:
                     return self._pop_polled()
@@ -521,7 +556,7 @@ class Board:
                 kind = self._ek[r]
                 self._r = (r + 1) % RING
                 return kind
-        if self._n:
+        if self._n and not (held and self._t[self._head] > self._hidden_t):
             return self._pop_polled()
         return 0
 

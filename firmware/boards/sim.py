@@ -96,6 +96,7 @@ class Board:
         self._true = 0  # virtual time: the host's last "at"
         self._last_stamp = 0  # real time: the last input's stamp
         self._base = 0  # board ms + _base = the host's ms (App.rebase moves the origin)
+        self._given = 0  # the last ``now`` given out
         self._want_frame = False
         self._app = None
         self._serial = Serial()
@@ -129,7 +130,14 @@ class Board:
     # -- time --------------------------------------------------------------------
 
     def now(self):
-        return self._now if self.virtual else self._mono.now()
+        t = self._now if self.virtual else self._mono.now()
+        # A lever edge the bounce window hides may yet be a press at its own
+        # instant: time waits there until it settles (#26), never going back.
+        for lv in self.levers:
+            if lv.settle_at() >= 0 and lv.raw_t < t:
+                t = lv.raw_t if lv.raw_t > self._given else self._given
+        self._given = t
+        return t
 
     def _crystal(self):
         return self._ticks
@@ -274,6 +282,7 @@ class Board:
         self._last_stamp -= d
         self._now -= d
         self._base += d
+        self._given -= d
         for lv in self.levers:
             lv.rebase(d)
         for k in range(INPUTS):
@@ -284,7 +293,18 @@ class Board:
     def _push(self, kind, arg, t):
         if self._n == INPUTS:
             return  # a flood: the oldest inputs stay, as a real FIFO would
+        # In stamp order: an edge the bounce window hid comes after later ones.
         i = (self._head + self._n) % INPUTS
+        k = self._n
+        while k:
+            j = (i - 1) % INPUTS
+            if self._t[j] <= t:
+                break
+            self._kind[i] = self._kind[j]
+            self._arg[i] = self._arg[j]
+            self._t[i] = self._t[j]
+            i = j
+            k -= 1
         self._kind[i] = kind
         self._arg[i] = arg
         self._t[i] = t
@@ -294,6 +314,9 @@ class Board:
         if not self._n:
             return 0
         i = self._head
+        for lv in self.levers:  # a hidden edge before it is settled first (#26)
+            if lv.settle_at() >= 0 and lv.raw_t < self._t[i]:
+                return 0
         self._head = (i + 1) % INPUTS
         self._n -= 1
         self.in_arg = self._arg[i]

@@ -103,8 +103,8 @@ class App:
         b.start_serial(self)
         while not b.stopped:
             now = b.now()
-            if now >= self.REBASE_MS:  # #12: keep every time a small int, for any uptime
-                self.rebase(now - self.KEEP_MS)
+            while now >= self.REBASE_MS:  # #12: keep every time a small int, for any uptime
+                self.rebase(self.REBASE_MS - self.KEEP_MS)  # always this step: hosts add it back
                 now = b.now()
             self.step(now)
             b.feed()  # the watchdog: only after a whole pass (a stuck or starved loop resets)
@@ -115,10 +115,11 @@ class App:
         count, the clock, the journal, the pairing step, the app's own
         instants. MicroPython's small ints end at 2**30 on the Pico (12.4
         days of ms); past that every sum allocates. So when ``now`` reaches
-        REBASE_MS (6.2 days) the loop moves the origin to KEEP_MS before now,
+        REBASE_MS (6.2 days) the loop moves the origin by REBASE_MS - KEEP_MS,
         in any state: durations, and every side's time, are unchanged. The
         host sees the clock's ms (event T, ``status t=``, ``time``) fall by
-        ``d`` (docs/protocol.md). -1 (none) stays -1."""
+        ``d``, always that step, so that it can add it back (docs/protocol.md).
+        -1 (none) stays -1."""
         self.board.rebase(d)
         self.clock.rebase(d)
         self.auth.rebase(d)

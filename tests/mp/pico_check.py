@@ -498,6 +498,29 @@ def check_release_and_bounce_window():
     assert got == [(DOWN, 0, 0), (UP, 0, 150), (DOWN, 0, 171)], got
 
 
+def check_a_hidden_press_is_stamped_at_its_own_edge():
+    # #26: Left lets go and presses again 14 ms later (hidden by its window);
+    # Right lets go 4 ms after that, before the window ends. Time waits at the
+    # hidden edge, Right's edge waits behind it, and the press comes first,
+    # at its own instant (not at Right's 2038).
+    b = make(1000)
+    edge(0, 0, 2000)
+    edge(1, 0, 2500)
+    at(b, 2600)
+    assert pops(b) == [(DOWN, 0, 1000), (DOWN, 1, 1500)]
+    edge(0, 1, 4020)
+    edge(0, 0, 4034)  # inside the release's window: hidden
+    edge(1, 1, 4038)
+    assert at(b, 4039) == 3034, "time ran past the hidden edge"
+    got = pops(b)
+    assert got == [(UP, 0, 3020)], got  # Right's release waits behind the hidden press
+    assert at(b, 4041) == 3034  # the window has passed, not yet settled
+    b._poll(3034)
+    assert at(b, 4042) == 3042
+    got = pops(b)
+    assert got == [(DOWN, 0, 3034), (UP, 1, 3038)], got
+
+
 def check_edge_after_reading_waits():
     b = make(1000)
     at(b, 1400)
@@ -1156,6 +1179,7 @@ CHECKS = [
     check_ticks_wraparound,
     check_irq_allocates_nothing,
     check_rebase_keeps_stamps,
+    check_a_hidden_press_is_stamped_at_its_own_edge,
     check_lever_idle_beyond_half_period,
     check_full_ring_drops_and_recovers,
     check_keys_debounced,

@@ -33,14 +33,14 @@ import dataclasses
 import json
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
 from qizhong.clocks.driver import Clock, Status
 from qizhong.clocks.link import CommandError, Event
 
-__all__ = ["Journal", "JournalError", "Tape", "journal_path", "last_event", "read"]
+__all__ = ["Journal", "JournalError", "Tape", "journal_path", "last_event", "parse", "read"]
 
 VERSION = 1
 
@@ -137,7 +137,9 @@ class Tape:
 
 def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str, Any]]]], int]:
     """A journal: its header, its actions (each typed line with the clock's
-    answers), and the length of its whole lines (a torn last line is left out)."""
+    answers), and the length of its whole lines (a torn last line is left out).
+    The header's ``late`` lists the spans of events each resume found had come
+    while no console watched (``Journal.late``)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -162,32 +164,62 @@ def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str
             break  # torn by the stop: what follows cannot be trusted
         pos = end + 1
         good = pos
-        if not isinstance(entry, dict):
-            raise JournalError(
-                "%s: line %d is not a journal entry" % (path, data.count(b"\n", 0, end) + 1)
-            )
-        if header is None:
-            if entry.get("journal") != VERSION or not (
-                isinstance(entry.get("args"), dict) and isinstance(entry.get("clock"), dict)
-                and isinstance(entry.get("record"), str)
-            ):  # fmt: skip
-                raise JournalError("%s is not a qizhong journal (version %d)" % (path, VERSION))
-            header = entry
-        elif "in" in entry:
-            typed = entry["in"]
-            if not (isinstance(typed, list) and typed and typed[0] in ("new", "handle", "poll")
-                    and all(isinstance(t, str) for t in typed)):  # fmt: skip
-                raise JournalError(
-                    "%s: line %d is not a journal entry" % (path, data.count(b"\n", 0, end) + 1)
-                )
-            actions.append((list(typed), []))
-        elif "c" in entry:
-            if not actions:
-                raise JournalError("%s: a clock answer before any action" % path)
-            actions[-1][1].append(entry)
+        where = "%s: line %d" % (path, data.count(b"\n", 0, end) + 1)
+        header = _take(entry, header, actions, where, path)
     if header is None:
         raise JournalError("%s is empty" % path)
     return header, actions, good
+
+
+def _take(
+    entry: Any,
+    header: dict[str, Any] | None,
+    actions: list[tuple[list[Any], list[dict[str, Any]]]],
+    where: str,
+    name: str,
+) -> dict[str, Any]:
+    """One journal entry read (``where`` names it in errors): the header, a
+    typed action, or a clock answer; returns the header."""
+    if not isinstance(entry, dict):
+        raise JournalError("%s is not a journal entry" % where)
+    if header is None:
+        if entry.get("journal") != VERSION or not (
+            isinstance(entry.get("args"), dict) and isinstance(entry.get("clock"), dict)
+            and isinstance(entry.get("record"), str)
+        ):  # fmt: skip
+            raise JournalError("%s is not a qizhong journal (version %d)" % (name, VERSION))
+        return entry
+    if "in" in entry:
+        typed = entry["in"]
+        if not (isinstance(typed, list) and typed and typed[0] in ("new", "handle", "poll")
+                and all(isinstance(t, str) for t in typed)):  # fmt: skip
+            raise JournalError("%s is not a journal entry" % where)
+        actions.append((list(typed), []))
+    elif "late" in entry:  # a resume: the events (after, upto] came while nobody watched
+        span = entry["late"]
+        if not (isinstance(span, list) and len(span) == 2
+                and all(isinstance(v, int) and v >= 0 for v in span)):  # fmt: skip
+            raise JournalError("%s is not a journal entry" % where)
+        header.setdefault("late", []).append((span[0], span[1]))
+    elif "c" in entry:
+        if not actions:
+            raise JournalError("%s: a clock answer before any action" % name)
+        actions[-1][1].append(entry)
+    return header
+
+
+def parse(
+    entries: Iterable[Any], name: str
+) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str, Any]]]]]:
+    """A journal kept elsewhere than in a file (the hall server's store: one
+    entry a row): its header and actions, as ``read`` gives them."""
+    header: dict[str, Any] | None = None
+    actions: list[tuple[list[Any], list[dict[str, Any]]]] = []
+    for i, entry in enumerate(entries, 1):
+        header = _take(entry, header, actions, "%s: entry %d" % (name, i), name)
+    if header is None:
+        raise JournalError("%s is empty" % name)
+    return header, actions
 
 
 def last_event(actions: list[tuple[list[Any], list[dict[str, Any]]]]) -> int:
@@ -206,13 +238,38 @@ def last_event(actions: list[tuple[list[Any], list[dict[str, Any]]]]) -> int:
     return last
 
 
-class Journal:
-    """The journal file of one game, and the ``Tape`` between the session and the clock."""
+def _sync_folder(path: str) -> None:
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except OSError:  # a folder that cannot be opened (some platforms): nothing more to do
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
-    def __init__(self, path: str, clock: Clock, f: IO[bytes]) -> None:
+
+class Journal:
+    """The journal of one game, and the ``Tape`` between the session and the clock.
+
+    Where its entries go is the backend: a file of JSON lines (the console's
+    own, ``create``/``reopen``), or any ``sink`` that keeps each entry durably
+    before it returns (``on``: the hall server's store, one row an entry).
+    The session, and how it is replayed, are the same for both."""
+
+    def __init__(
+        self,
+        path: str,
+        clock: Clock,
+        f: IO[bytes] | None,
+        sink: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.path = path
         self.tape = Tape(clock, self._entry)
         self._f = f
+        self._sink = sink
         self._held: list[dict[str, Any]] | None = None  # a poll's answers, until one matters
         self.broken = False  # an action was cut short: nothing more is written
 
@@ -227,7 +284,14 @@ class Journal:
             raise JournalError("cannot write %s: %s" % (path, e.strerror)) from None
         j = cls(path, clock, f)
         j._line({"journal": VERSION, **header})
+        _sync_folder(path)  # the new file's name is durable too, not only its lines (#26)
         return j
+
+    @classmethod
+    def on(cls, name: str, clock: Clock, sink: Callable[[dict[str, Any]], None]) -> Journal:
+        """A journal whose entries go to ``sink`` (its header is written by the
+        caller); ``name`` names it in messages."""
+        return cls(name, clock, None, sink)
 
     @classmethod
     def reopen(cls, path: str, clock: Clock, good: int) -> Journal:
@@ -237,7 +301,16 @@ class Journal:
         f.seek(good)
         return cls(path, clock, f)
 
+    def late(self, after: int, upto: int) -> None:
+        """A resume: the clock's events ``after`` < seq <= ``upto`` came while no
+        console watched. Written before the journal is replayed, so that a
+        resume stopped in its turn is replayed with the same span."""
+        if upto > after:
+            self._line({"late": [after, upto]})
+
     def close(self) -> None:
+        if self._f is None:
+            return
         try:
             self._f.close()
         except OSError:  # what it could not write was reported (``_line``) and is not needed
@@ -247,6 +320,14 @@ class Journal:
     def _line(self, entry: dict[str, Any]) -> None:
         if self.broken:
             return
+        if self._sink is not None:
+            try:
+                self._sink(entry)
+            except Exception as e:  # the store could not keep it: nothing more is written
+                self.broken = True
+                raise JournalError("cannot keep %s (%s)" % (self.path, e)) from None
+            return
+        assert self._f is not None
         try:
             self._f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
             self._f.write(b"\n")
@@ -271,10 +352,13 @@ class Journal:
         self._line(entry)
 
     @contextmanager
-    def action(self, *typed: Any) -> Iterator[None]:
+    def action(self, *typed: Any, key: str = "") -> Iterator[None]:
         """An action: ``typed`` is written first, then the clock's answers.
-        A poll that the clock answered with nothing is not written at all."""
-        entry = {"in": list(typed)}
+        A poll that the clock answered with nothing is not written at all.
+        ``key``: the action's idempotency key, kept with it."""
+        entry: dict[str, Any] = {"in": list(typed)}
+        if key:
+            entry["key"] = key
         if typed and typed[0] == "poll":
             self._held = [entry]
         else:

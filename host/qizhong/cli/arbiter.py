@@ -20,7 +20,7 @@ import selectors
 import signal
 import sys
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from qizhong.cli import clock as cli_clock
 from qizhong.cli.ruleref import see_rules
@@ -127,6 +127,7 @@ class Console:
             "save": self._save,
             "quit": self._quit,
             "resign": lambda a: self._lines(self._resign(self._one(a))),
+            "late": self._late,
         }
         if self.xq is not None:
             xq = self.xq
@@ -191,8 +192,13 @@ class Console:
     def _handle(self, line: str) -> list[str]:
         from qizhong.arbiter.session import ArbiterError
 
-        out = self._poll(0.0)
         text = line.strip()
+        if text.split()[:1] == ["late"]:  # before the events it speaks of are taken
+            try:
+                self._late(text.split()[1:])
+            except ArbiterError as e:
+                return [see_rules("?  %s" % e)]
+        out = self._poll(0.0)
         if not text:
             return [*out, self.status()]
         words = text.split()
@@ -222,6 +228,9 @@ class Console:
 
     def _after(self) -> list[str]:
         """At the end of the game: the record, result and all, is on disk."""
+        if self.ended and not self.session.over:  # the result was undone (unrule): it goes on
+            self.ended = False
+            return []
         if not self.session.over or self.ended:
             return []
         self.ended = True
@@ -451,6 +460,17 @@ class Console:
             self.copies.add(path)
         return ["   record written to %s" % path]
 
+    def _late(self, args: list[str]) -> list[str]:
+        """``late SEQ``: the clock's events up to SEQ came while no console
+        watched (the hall server's, after its restart): their presses wait for
+        their moves, as on a resumed console."""
+        try:
+            seq = int(args[0])
+        except (IndexError, ValueError):
+            raise _error("late SEQ (a clock event number)") from None
+        self.session.late_upto = max(self.session.late_upto, seq)
+        return []
+
     def _quit(self, args: list[str]) -> list[str]:
         self.done = True
         return []
@@ -551,6 +571,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
     # --date: a date from the command line, its ISO text from a journal
     today = game_date(args.date) if isinstance(args.date, str) else args.date
     today = today or datetime.date.today()
+    configure = bool(getattr(args, "configure", True))  # False: the clock is set up already
     if args.game == "chess":
         return ChessSession(
             clock,
@@ -561,6 +582,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             lang=args.lang,
             strict=not args.late_entry,
             emt=args.emt,
+            configure=configure,
             Event=args.event or "",
             Site=args.site or "",
             Date=today.strftime("%Y.%m.%d"),
@@ -575,6 +597,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             size=args.size,
             komi=args.komi,
             left=args.left or "white",
+            configure=configure,
             black=args.black or "",
             white=args.white or "",
             date=today.isoformat(),
@@ -590,6 +613,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
         knockout=True if args.knockout else None,
         strict=not args.late_entry,
         repetition=args.repetition,
+        configure=configure,
         Event=args.event or "",
         Site=args.site or "",
         Date=today.strftime("%Y.%m.%d"),
@@ -682,9 +706,10 @@ def new_console(args: argparse.Namespace, clock: Clock, out: str) -> Console:
         journal.close()
         os.unlink(jpath)
         raise
+    # The note stays until the clock's next game replaces it: a game ended and
+    # then taken up again (``unrule``) resumes, whenever the console stopped.
     _point(clock.hello.id, jpath)
     console = Console(session, journal=journal)
-    console.on_end = lambda: _point(clock.hello.id, None)
     return console
 
 
@@ -701,19 +726,52 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
             jpath, header["clock"].get("id"), clock.hello.id))  # fmt: skip
     if not actions or actions[0][0] != ["new"]:
         raise ArbiterError("%s: the game never started; remove it to start again" % jpath)
-    ns = argparse.Namespace(**header["args"])
     journal = jr.Journal.reopen(jpath, clock, good)
-    tape = journal.tape
-    last = len(actions) - 1
     # The link starts after the last event the journal has: an action the stop
     # cut short may run on live, and must not be handed the old ones again.
     seen = jr.last_event(actions)
     if seen:
         clock.link.skip_to(seen)
     late = clock.status().seq  # events up to here came while no console watched
+    journal.late(seen, late)
+    # Each resume's span, the journaled ones and this one: the presses the
+    # journal has were ruled as they came, whatever came after them.
+    console = replay(header, actions, journal, spans=[(seen, late)])
+    session = console.session
+    lines = []
+    if header["clock"].get("boot") != clock.hello.boot:
+        lines.append("!  the clock restarted since (power): its events since are those it kept")
+    clock.link.sync()  # the clock's events after the last one journaled (it keeps 256)
+    if clock.link.lost:
+        lines.append("!  %d of the clock's events were no longer kept" % clock.link.lost)
+    session.keep(str(header["record"]), claim=False)
+    console.ended = session.over
+    fouls = "" if not any(session.fouls) else ", fouls %d-%d" % tuple(session.fouls)
+    lines.insert(0, "   resumed from %s: %d moves%s%s" % (
+        jpath, len(session.played), fouls,
+        "; " + session.result_text() if session.over else ""))  # fmt: skip
+    return console, lines
+
+
+def replay(
+    header: dict[str, Any],
+    actions: list[tuple[list[Any], list[dict[str, Any]]]],
+    journal: Journal,
+    late: int = 0,
+    spans: list[tuple[int, int]] | None = None,
+) -> Console:
+    """The console of a journal's game, every action run again on the clock's
+    journaled answers (whichever backend kept them: a file, the hall server's
+    store). ``late``: presses up to this event came while nobody watched;
+    ``spans``: this resume's (after, upto] span of such presses, beside the
+    spans the journal keeps."""
+    ns = argparse.Namespace(**header["args"])
+    tape = journal.tape
+    last = len(actions) - 1
     with journal.replaying(actions[0][1], last == 0):
         session = make_session(ns, cast("Clock", tape))
     session.late_upto = late
+    session.late = [*header.get("late", []), *(spans or [])]
     session.hold_record = True
     console = Console(session, journal=journal)
     for i, (typed, answers) in enumerate(actions[1:], 1):
@@ -724,20 +782,7 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
                 console._poll(0.0)
     session.hold_record = False
     console.done = False  # a `quit` in the journal ended that console, not this one
-    lines = []
-    if header["clock"].get("boot") != clock.hello.boot:
-        lines.append("!  the clock restarted since (power): its events since are those it kept")
-    clock.link.sync()  # the clock's events after the last one journaled (it keeps 256)
-    if clock.link.lost:
-        lines.append("!  %d of the clock's events were no longer kept" % clock.link.lost)
-    session.keep(str(header["record"]), claim=False)
-    console.ended = session.over
-    console.on_end = lambda: _point(clock.hello.id, None)
-    fouls = "" if not any(session.fouls) else ", fouls %d-%d" % tuple(session.fouls)
-    lines.insert(0, "   resumed from %s: %d moves%s%s" % (
-        jpath, len(session.played), fouls,
-        "; " + session.result_text() if session.over else ""))  # fmt: skip
-    return console, lines
+    return console
 
 
 def open_console(args: argparse.Namespace, clock: Clock) -> tuple[Console, list[str]]:
@@ -746,7 +791,9 @@ def open_console(args: argparse.Namespace, clock: Clock) -> tuple[Console, list[
     from qizhong.arbiter.session import ArbiterError, free_path
 
     if args.resume:
-        return resume_console(args.resume, clock)
+        console, lines = resume_console(args.resume, clock)
+        _point(clock.hello.id, args.resume)  # a bare console goes on with it (an unrule)
+        return console, lines
     if args.out and os.path.exists(journal_path(args.out)):
         console, lines = resume_console(journal_path(args.out), clock)
         if not console.session.over:
@@ -777,6 +824,10 @@ def cmd_arbiter(
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     with cli_clock._clock(args) as clock:
+        from qizhong.server.client import ServerLink
+
+        if isinstance(clock.link, ServerLink):  # the hall server owns it: its game, there
+            return _remote(args, clock.link, stdin, stdout)
         console, lines = open_console(args, clock)
         session = console.session
         game_name = {"go": "Go", "chess": "Chess"}.get(args.game, "Xiangqi")
@@ -802,6 +853,25 @@ def cmd_arbiter(
         finally:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
+
+
+def _remote(args: argparse.Namespace, link: Any, stdin: IO[str], stdout: IO[str]) -> int:
+    """The console as a client of the hall server's session of this board."""
+    from qizhong.cli.remote import RemoteConsole
+
+    remote = RemoteConsole(link)
+    for line in remote.open(args):
+        print(line, file=stdout)
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return run_terminal(cast("Console", remote), stdin, stdout)
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -18,10 +18,12 @@ port, bounded by ``timeout``.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import random
 import shlex
+import stat
 import sys
 import tempfile
 import time
@@ -231,7 +233,7 @@ class Link:
         if not os.path.exists(self.port):
             return  # a URL (loop://, socket://): nothing to lock
         path = lock_path(self.port)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = _open_lock(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -660,8 +662,44 @@ def lock_path(port: str) -> str:
         else os.path.join(tempfile.gettempdir(), "qizhong-%d" % os.getuid())
     )
     os.makedirs(folder, mode=0o700, exist_ok=True)
+    _check_lock_folder(folder)
     name = os.path.realpath(port).strip("/").replace("/", "_")
     return os.path.join(folder, name + ".lock")
+
+
+def _check_lock_folder(folder: str) -> None:
+    """Refuse a lock folder another user could put files in: one that is not
+    ours, or that others may write without the sticky bit (a ``/tmp/qizhong-UID``
+    made beforehand by someone else, #26 item 5)."""
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        raise LinkError("the lock folder %s is not a folder (a link?): refused" % folder)
+    if st.st_uid != os.getuid():
+        raise LinkError(
+            "the lock folder %s belongs to user %d, not to this one (%d): refused; remove it"
+            % (folder, st.st_uid, os.getuid())
+        )
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        raise LinkError(
+            "the lock folder %s may be written by others (mode %o): refused; chmod 700 it"
+            % (folder, stat.S_IMODE(st.st_mode))
+        )
+
+
+def _open_lock(path: str) -> int:
+    """The lock file, opened without following a link (a link there would have
+    its target overwritten with our pid): only a plain file of ours is taken."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise LinkError("the lock file %s is a link: refused; remove it" % path) from None
+        raise LinkError("cannot open the lock file %s: %s" % (path, e.strerror)) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_nlink != 1:
+        os.close(fd)
+        raise LinkError("the lock file %s is not a plain file of ours: refused" % path)
+    return fd
 
 
 def _command_line() -> str:

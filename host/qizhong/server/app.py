@@ -17,6 +17,7 @@ when the clock reports it, after it too is on disk.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
 import os
@@ -34,6 +35,7 @@ from qizhong.core import auth as core_auth
 from qizhong.server import rounds
 from qizhong.server.board import BoardState, Worker
 from qizhong.server.feed import Feed
+from qizhong.server.password import Password
 from qizhong.server.store import Store
 
 WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
@@ -45,9 +47,9 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class Hall:
     """The server's state: the store, one worker per port, the open WebSockets."""
 
-    def __init__(self, store: Store, password: str, tournament: str = "hall") -> None:
+    def __init__(self, store: Store, password: str | Password, tournament: str = "hall") -> None:
         self.store = store
-        self.password = password
+        self.password = password if isinstance(password, Password) else Password(password)
         self.tournament = tournament
         self.states: dict[int, BoardState] = {}
         self.workers: list[Worker] = []
@@ -57,13 +59,19 @@ class Hall:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
+        self.acked: set[int] = set()
+        self.kept_logins = store.logins()
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
         self.listeners.append(self.feed.on_change)
+        from qizhong.server.session import Sessions
+
+        self.games = Sessions(self)
+        self.problems = self.games.restore()  # every board's game again, from the store
 
     def _restore(self) -> None:
         """Every board's state again from the store (after a restart)."""
-        acked = self.store.acked()
+        acked = self.acked = self.store.acked()
         for b in self.store.boards():
             self.states[b.no] = BoardState(b, link="connecting")
         moves: dict[int, list[tuple[int, int, str]]] = {}
@@ -85,6 +93,9 @@ class Hall:
 
     def add_port(self, port: str, game: str = "xiangqi", spec: str = "") -> Worker:
         w = Worker(port, self.store, self.notify, game, spec, self.states)
+        w.on_event = self.games.on_event
+        w.after_events = self.games.after_events
+        w.on_connect = self.games.connected
         self.workers.append(w)
         w.start()
         return w
@@ -143,9 +154,14 @@ class Hall:
     def is_arbiter(self, request: web.Request) -> bool:
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):
-            return hmac.compare_digest(auth[7:].encode(), self.password.encode())
+            return self.password.check(auth[7:])
         cookie = request.cookies.get(COOKIE, "")
-        return any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions)
+        if any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions):
+            return True
+        if cookie and _digest(cookie) in self.kept_logins:  # a login from before a restart
+            self.sessions.add(cookie)
+            return True
+        return False
 
 
 def _int(body: dict[str, Any], key: str) -> int:
@@ -241,6 +257,7 @@ def make_app(hall: Hall) -> web.Application:
         view["presses"] = st.presses
         view["position"] = await hall.feed.position(st)
         view["played_moves"] = st.played
+        view["session"] = hall.games.view(st.board.no)
         view["record"] = (
             "/boards/%d.pgn" % st.board.no
             if st.board.game in ("xiangqi", "chess")
@@ -266,16 +283,21 @@ def make_app(hall: Hall) -> web.Application:
     async def login(request: web.Request) -> web.Response:
         body = await _json(request)
         given = str(body.get("password", ""))
-        if not hmac.compare_digest(given.encode(), hall.password.encode()):
+        if not hall.password.check(given):
             raise web.HTTPForbidden(text="wrong password")
         token = secrets.token_urlsafe(32)
         hall.sessions.add(token)
+        hall.store.add_login(_digest(token))  # kept (hashed) for after a restart
         resp = web.json_response({"arbiter": True})
         resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
         return resp
 
     async def logout(request: web.Request) -> web.Response:
-        hall.sessions.discard(request.cookies.get(COOKIE, ""))
+        token = request.cookies.get(COOKIE, "")
+        hall.sessions.discard(token)
+        if token:
+            hall.kept_logins.discard(_digest(token))
+            hall.store.drop_login(_digest(token))
         resp = web.json_response({"arbiter": False})
         resp.del_cookie(COOKIE, path="/")
         return resp
@@ -318,20 +340,20 @@ def make_app(hall: Hall) -> web.Application:
         if verb == "ack":
             event = _int(body, "event")
             hall.store.ack(no, event)  # on disk before the answer
+            hall.acked.add(event)
             st.ack(event)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})
-        if verb == "move":  # checked by the rules engine, kept, then shown
-            async with hall.feed.lock(no):  # one move at a time per board
-                try:
-                    text = await hall.feed.check_move(st, str(body.get("text", "")))
-                except ValueError as e:
-                    raise web.HTTPBadRequest(text="move: %s" % e) from None
-                aid = hall.store.add_action(no, verb, {"text": text, "game": st.game_no}, "arbiter")
-                hall.store.action_done(aid, "ok")
-                st.played.append(text)
-            hall.notify(no, st.view(), None)
-            return web.json_response({"ok": True, "move": text})
+        if verb == "move":  # the board's session takes it (checked by its rules engine)
+            text = str(body.get("text", ""))
+            words = text.split()
+            if not words or len(words) > 2 or words[0].lower() in _COMMAND_WORDS or "?" in text:
+                raise web.HTTPBadRequest(text="move: %r is not a move" % text[:40])
+            got = await _session(hall, no, text, _key(request, body))
+            if not got["ok"]:
+                raise web.HTTPBadRequest(text="move: %s" % _why(got["lines"]))
+            moves = hall.games.view(no).get("moves") or [{"text": text}]
+            return web.json_response({"ok": True, "move": moves[-1]["text"], "lines": got["lines"]})
         if verb == "players":
             fields: dict[str, str] = {
                 k: str(body[k]) for k in ("first", "second", "game", "spec") if k in body
@@ -348,7 +370,26 @@ def make_app(hall: Hall) -> web.Application:
         if verb not in CLOCK_ACTIONS:
             raise web.HTTPNotFound(text="no action %r" % verb)
         call = action(verb, body, st.board.game)
+        view = hall.games.view(no)
+        if verb == "finish" and view.get("active") and not view.get("over"):
+            # the board's game ends in its session (the record's result and why), then the clock
+            r = body.get("result")
+            if r is not None:
+                line = "draw" if r in (2, "draw") else "win %d" % _side({"side": r}, st.board.game)
+                aid = hall.store.add_action(no, verb, body, "arbiter")
+                got = await _session(hall, no, line, _key(request, body))
+                hall.store.action_done(
+                    aid, "ok" if got["ok"] else "refused: %s" % _why(got["lines"])
+                )
+                if not got["ok"]:
+                    raise web.HTTPConflict(text=_why(got["lines"]))
+                return web.json_response({"ok": True, "action": aid, "lines": got["lines"]})
         worker = hall.worker(no)
+        key = _key(request, body)
+        if key:  # a retry (the answer lost, the server restarted): applied once
+            kept = hall.store.answer(key)
+            if kept is not None:
+                return web.json_response(dict(kept[1], repeated=True))
         aid = hall.store.add_action(no, verb, body, "arbiter")  # kept before it is sent
         try:
             await asyncio.wrap_future(worker.call(call))
@@ -361,7 +402,78 @@ def make_app(hall: Hall) -> web.Application:
         hall.store.action_done(aid, "ok")
         if verb == "config":
             _configured(hall, st, str(body.get("spec", "")))
-        return web.json_response({"ok": True, "action": aid})
+        if verb in ("config", "new"):  # the new game's session takes the clock as it is now
+            try:
+                await asyncio.wrap_future(worker.call(lambda c: _fresh(hall, no)))
+            except (LinkError, ValueError) as e:
+                hall.problems.append("board %d: no session for the new game: %s" % (no, e))
+        answer: dict[str, object] = {"ok": True, "action": aid}
+        if key:
+            hall.store.put_answer(key, no, answer)
+        return web.json_response(answer)
+
+    async def session_line(request: web.Request) -> web.Response:
+        """A typed line for the board's session, as at ``qizhong arbiter``."""
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        st = state_of(request)
+        body = await _json(request)
+        from qizhong.server.session import SessionError, check_line
+
+        try:
+            line = check_line(body.get("line", ""))
+        except SessionError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
+        got = await _session(hall, st.board.no, line, _key(request, body))
+        return web.json_response(dict(got, session=hall.games.view(st.board.no)))
+
+    async def session_new(request: web.Request) -> web.Response:
+        """A new session on the board: the console's options; ``configure``:
+        it sets the clock up (between games), else it takes the game as it is."""
+        if not hall.is_arbiter(request):
+            raise web.HTTPUnauthorized(text="arbiter's login needed")
+        st = state_of(request)
+        no = st.board.no
+        body = await _json(request)
+        opts = body.get("options", {})
+        if not isinstance(opts, dict):
+            raise web.HTTPBadRequest(text="options: a JSON object")
+        from qizhong.arbiter.session import ArbiterError
+        from qizhong.server.session import SessionError
+
+        worker = hall.worker(no)
+        configure = bool(body.get("configure", False))
+        key = _key(request, body)
+        if key and hall.store.answer(key) is not None:  # made already: the same session
+            return web.json_response({"ok": True, "repeated": True, "session": hall.games.view(no)})
+        try:
+            await asyncio.wrap_future(worker.call(lambda c: hall.games.create(no, opts, configure)))
+        except (ArbiterError, SessionError) as e:
+            raise web.HTTPConflict(text=str(e)) from None
+        except LinkError as e:
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        if key:
+            hall.store.put_answer(key, no, {"ok": True})
+        return web.json_response({"ok": True, "session": hall.games.view(no)})
+
+    async def session_record(request: web.Request) -> web.Response:
+        """The session's own record (its rulings as comments, the result and why)."""
+        st = state_of(request)
+        no = st.board.no
+        if not hall.games.view(no).get("active"):
+            raise web.HTTPNotFound(text="board %d has no session" % no)
+        try:
+            text, suffix = await asyncio.wrap_future(
+                hall.worker(no).call(lambda c: hall.games.record(no))
+            )
+        except LinkError as e:
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        kind = "application/x-go-sgf" if suffix == ".sgf" else "application/x-chess-pgn"
+        return web.Response(text=text, content_type=kind, charset="utf-8")
+
+    async def session_view(request: web.Request) -> web.Response:
+        st = state_of(request)
+        return web.json_response(hall.games.view(st.board.no))
 
     async def ws(request: web.Request) -> web.WebSocketResponse:
         sock = web.WebSocketResponse(heartbeat=20)
@@ -387,6 +499,10 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_post("/api/login", login)
     app.router.add_post("/api/logout", logout)
     app.router.add_post("/api/boards/{no:\\d+}/request", relay)
+    app.router.add_get("/api/boards/{no:\\d+}/session", session_view)
+    app.router.add_get("/api/boards/{no:\\d+}/session/record", session_record)
+    app.router.add_post("/api/boards/{no:\\d+}/session", session_line)
+    app.router.add_post("/api/boards/{no:\\d+}/session/new", session_new)
     app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)
     app.router.add_get("/ws", ws)
 
@@ -443,6 +559,49 @@ def _configured(hall: Hall, st: BoardState, spec: str) -> None:
     hall.store.set_board(st.board.no, **fields)
     st.board = next(b for b in hall.store.boards() if b.no == st.board.no)
     hall.notify(st.board.no, st.view(), None)
+
+
+_COMMAND_WORDS = ("help", "start", "pause", "resume", "foul", "penalty", "knock", "draw", "win",
+                  "undo", "moves", "status", "save", "quit", "resign", "nomove", "claim",
+                  "offer", "accept", "decline", "phone", "confirm", "overrule", "unrule", "dead",
+                  "score", "count", "agree", "illegal", "adjust", "quickplay", "board")  # fmt: skip
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _key(request: web.Request, body: dict[str, Any]) -> str:
+    """An action's idempotency key (header ``Idempotency-Key``, or ``key``)."""
+    key = request.headers.get("Idempotency-Key", "") or body.get("key", "")
+    if not isinstance(key, str) or len(key) > 100:
+        raise web.HTTPBadRequest(text="key: a text of at most 100 characters")
+    return key
+
+
+def _why(lines: list[str]) -> str:
+    bad = [x[1:].strip() for x in lines if x.startswith("?")]
+    return "; ".join(bad) or "refused"
+
+
+async def _session(hall: Hall, no: int, line: str, key: str) -> dict[str, Any]:
+    """``line`` on board ``no``'s session, on its worker's thread."""
+    from qizhong.arbiter.journal import JournalError
+
+    worker = hall.worker(no)
+    try:
+        return await asyncio.wrap_future(worker.call(lambda c: hall.games.handle(no, line, key)))
+    except LinkError as e:
+        raise web.HTTPServiceUnavailable(text=str(e)) from None
+    except (JournalError, CommandError) as e:
+        raise web.HTTPConflict(text=str(e)) from None
+
+
+def _fresh(hall: Hall, no: int) -> None:
+    """After a new time control or game on the clock: the board's new session."""
+    w = hall.worker(no)
+    w.pull()  # its config event ends the last game's session
+    hall.games.create(no, {}, configure=False)
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

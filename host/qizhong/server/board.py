@@ -60,6 +60,9 @@ class BoardState:
     presses: list[dict[str, int]] = field(default_factory=list)  # this game's presses
     played: list[str] = field(default_factory=list)  # this game's moves as entered (notation)
     alerts: list[dict[str, Any]] = field(default_factory=list)  # not yet acknowledged
+    session_rev: int = 0  # counts the board's session changes (server/session.py)
+    # each move's clock time as its session paired it (None: the n-th press is the n-th move's)
+    played_clocks: list[int | None] | None = None
 
     def apply(self, st: Stored, acked: set[int] | None = None) -> None:
         """One kept event (a clock's, or the host's ``lost``/``found``)."""
@@ -103,7 +106,7 @@ class BoardState:
             self.game_no += 1
         self.state, self.run, self.result = "idle", -1, -1
         self.moves, self.flag, self.knocks, self.held = [0, 0], [False, False], 0, -1
-        self.presses, self.played = [], []
+        self.presses, self.played, self.played_clocks = [], [], None
 
     def ack(self, event: int) -> bool:
         n = len(self.alerts)
@@ -140,6 +143,7 @@ class BoardState:
             "game_no": self.game_no,
             "events": self.events,
             "alerts": self.alerts,
+            "session_rev": self.session_rev,
         }
 
 
@@ -175,6 +179,10 @@ class Worker(threading.Thread):
         self._calls: queue.Queue[tuple[Callable[[Clock], Any], Future[Any]]] = queue.Queue()
         self.stopping = threading.Event()
         self.ready = threading.Event()  # set after the first connect attempt
+        # The board's session (server/session.py): each kept event, then "events came".
+        self.on_event: Callable[[int, Stored], None] | None = None
+        self.after_events: Callable[[int], None] | None = None
+        self.on_connect: Callable[[int], None] | None = None  # the clock (back) up
 
     # -- the thread's loop -------------------------------------------------------------------
 
@@ -187,14 +195,22 @@ class Worker(threading.Thread):
                 if now >= next_try:
                     self._connect()
                     next_try = now + self.RETRY_S
+                    if self.on_connect is not None and self.st is not None and self.st.link == "up":
+                        try:
+                            self.on_connect(self.st.board.no)
+                        except LinkError as e:
+                            self._lost(str(e))
                     self.ready.set()
-                self._fail_calls()
-                self.stopping.wait(self.POLL_S)
+                if self.clock is None or self.st is None or self.st.link != "up":
+                    self._fail_calls()  # (a call made as the clock came up runs next)
+                    self.stopping.wait(self.POLL_S)
                 continue
             try:
                 self._run_calls()
                 for ev in self.clock.events(self.POLL_S):
                     self._keep(ev)
+                if self.after_events is not None:
+                    self.after_events(self.st.board.no)
                 if now >= next_status:
                     self._status()
                     next_status = now + self.STATUS_S
@@ -261,6 +277,14 @@ class Worker(threading.Thread):
         if stored is not None:  # committed: now the hall may hear of it
             self.st.apply(stored)
             self.notify(self.st.board.no, self.st.view(), _event_json(stored))
+            if self.on_event is not None:
+                self.on_event(self.st.board.no, stored)
+
+    def pull(self) -> None:
+        """Keep what the clock said since the loop last read it (this thread only)."""
+        if self.clock is not None and self.st is not None and self.st.link == "up":
+            for ev in self.clock.events(0):
+                self._keep(ev)
 
     def _host_event(self, name: str) -> None:
         assert self.st is not None

@@ -318,6 +318,7 @@ class Feed:
             len(st.played),
             st.played[-1] if st.played else "",
             len(st.presses),
+            tuple(st.played_clocks or ()),
             st.result,
             tuple(st.flag),
             self.version,
@@ -328,6 +329,8 @@ class Feed:
         info = self.info(st.board.no, st.game_no) or Info.of(st.board)
         presses = list(st.presses)
         clocks = [presses[i]["left"] if i < len(presses) else None for i in range(len(st.played))]
+        if st.played_clocks is not None and len(st.played_clocks) == len(st.played):
+            clocks = list(st.played_clocks)  # as the board's session paired them
         return Game(
             info,
             list(st.played),

@@ -12,8 +12,9 @@ import socket
 import sys
 
 from qizhong.clocks.driver import GAMES, PICO_USB
-from qizhong.server import sims
+from qizhong.server import password, sims
 from qizhong.server.app import Hall, make_app
+from qizhong.server.password import Password
 from qizhong.server.store import Store
 
 
@@ -58,21 +59,48 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="this server's name in the hall (default: the host name)",
     )
     p.add_argument(
+        "--entry",
+        choices=["late", "live"],
+        default="late",
+        help="how the boards' sessions take moves: late (entered after their presses, as a"
+        " scorekeeper does) or live (as made: a press without one is XQ-R19 / CH-1 at once)",
+    )
+    p.add_argument(
+        "--stop-sims",
+        action="store_true",
+        help="stop the simulated clocks of --db (they outlive the server) and exit",
+    )
+    p.add_argument(
         "--password-file",
         metavar="FILE",
-        help="the arbiter's password, first line (default: $QIZHONG_ARBITER_PASSWORD,"
-        " else a new one, printed)",
+        help="the arbiter's password, first line (default: $QIZHONG_ARBITER_PASSWORD, else"
+        " the one kept in --db from an earlier start, else a new one, printed); kept hashed",
     )
 
 
-def _password(args: argparse.Namespace) -> tuple[str, bool]:
+def _password(args: argparse.Namespace, store: Store) -> tuple[Password, str]:
+    """The arbiter's password, and what to print of it. Given (a file, the
+    environment): its hash is kept in the store for the next start. Not
+    given: the one kept from an earlier start, else a new one, printed once."""
+    given = ""
     if args.password_file:
         with open(args.password_file) as f:
-            return f.readline().strip(), False
-    env = os.environ.get("QIZHONG_ARBITER_PASSWORD", "")
-    if env:
-        return env, False
-    return secrets.token_urlsafe(12), True
+            given = f.readline().strip()
+        if not given:
+            raise ValueError("the arbiter's password is empty")
+    else:
+        given = os.environ.get("QIZHONG_ARBITER_PASSWORD", "")
+    if given:
+        pw = Password(given)
+        store.set_setting(password.SETTING, pw.stored)
+        return pw, ""
+    kept = store.setting(password.SETTING)
+    if kept:
+        return Password(stored=kept), "arbiter's password: the one kept in %s" % args.db
+    made = secrets.token_urlsafe(12)
+    pw = Password(made)
+    store.set_setting(password.SETTING, pw.stored)
+    return pw, "arbiter's password: %s" % made
 
 
 def _discover() -> list[str]:
@@ -84,12 +112,19 @@ def _discover() -> list[str]:
 async def _serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
-    password, made = _password(args)
-    if not password:
-        print("qizhong serve: the arbiter's password is empty", file=sys.stderr)
-        return 2
+    if args.stop_sims:
+        n = sims.stop_folder(args.db + ".sims")
+        print("stopped %d simulated clocks" % n)
+        return 0
     store = Store(args.db)
-    hall = Hall(store, password, args.tournament)
+    try:
+        pw, said = _password(args, store)
+    except ValueError as e:
+        print("qizhong serve: %s" % e, file=sys.stderr)
+        store.close()
+        return 2
+    hall = Hall(store, pw, args.tournament)
+    hall.games.late_entry = args.entry == "late"
     ports = list(args.port)
     started: list[sims.SimClock] = []
     if args.sim:
@@ -117,8 +152,10 @@ async def _serve(args: argparse.Namespace) -> int:
     from qizhong.server import client
 
     registry = client.register(url)  # `qizhong start --port ...` finds the server here
-    if made:
-        print("arbiter's password: %s" % password, flush=True)
+    if said:
+        print(said, flush=True)
+    for problem in hall.problems:
+        print("qizhong serve: %s" % problem, file=sys.stderr, flush=True)
     for s in started:
         print("sim %s: %s, levers at %s" % (s.board_id, s.serial, s.world), flush=True)
     done = asyncio.Event()
@@ -130,7 +167,8 @@ async def _serve(args: argparse.Namespace) -> int:
         bridge.stop()
     await runner.cleanup()
     await asyncio.to_thread(hall.stop)
-    sims.stop(started)
+    # The simulated clocks run on, as clocks on tables do: the next server takes them back
+    # (``--stop-sims`` ends them).
     store.close()
     os.unlink(registry)
     return 0

@@ -32,6 +32,13 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS actions (
   id INTEGER PRIMARY KEY, board INTEGER NOT NULL, verb TEXT NOT NULL, args TEXT NOT NULL,
   who TEXT NOT NULL, host_ms INTEGER NOT NULL, outcome TEXT NOT NULL DEFAULT 'pending');
+CREATE TABLE IF NOT EXISTS session_log (
+  id INTEGER PRIMARY KEY, board INTEGER NOT NULL, session INTEGER NOT NULL,
+  row INTEGER NOT NULL, entry TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+  key TEXT PRIMARY KEY, board INTEGER NOT NULL, answer TEXT NOT NULL, host_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS logins (digest TEXT PRIMARY KEY, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS acks (
   board INTEGER NOT NULL, event INTEGER NOT NULL, host_ms INTEGER NOT NULL,
   PRIMARY KEY (board, event));
@@ -186,3 +193,58 @@ class Store:
 
     def acked(self) -> set[int]:
         return {int(r[0]) for r in self._read("SELECT event FROM acks")}  # type: ignore[call-overload]
+
+    # -- the boards' game sessions (server/session.py) ---------------------------------------
+
+    def add_entry(self, board: int, session: int, row: int, entry: dict[str, object]) -> int:
+        """One entry of a session's journal (committed on return); ``row``: the
+        last clock event (its id here) the session had been given."""
+        cur = self._write(
+            "INSERT INTO session_log (board, session, row, entry) VALUES (?,?,?,?)",
+            (board, session, row, json.dumps(entry, ensure_ascii=False, separators=(",", ":"))),
+        )
+        return int(cur.lastrowid or 0)
+
+    def last_session(self, board: int) -> int:
+        """The number of the board's newest session (0: none yet)."""
+        rows = self._read("SELECT MAX(session) FROM session_log WHERE board=?", (board,))
+        return int(rows[0][0] or 0)  # type: ignore[call-overload]
+
+    def entries(self, board: int, session: int) -> list[tuple[int, int, dict[str, object]]]:
+        """A session's journal: (id, row, entry) each, in order."""
+        rows = self._read(
+            "SELECT id, row, entry FROM session_log WHERE board=? AND session=? ORDER BY id",
+            (board, session),
+        )
+        return [(int(i), int(r), json.loads(str(e))) for i, r, e in rows]  # type: ignore[call-overload]
+
+    def put_answer(self, key: str, board: int, answer: dict[str, object]) -> None:
+        """The answer an action with idempotency ``key`` got (a retry gets it again)."""
+        self._write(
+            "INSERT OR IGNORE INTO answers (key, board, answer, host_ms) VALUES (?,?,?,?)",
+            (key, board, json.dumps(answer, ensure_ascii=False), host_ms()),
+        )
+
+    def answer(self, key: str) -> tuple[int, dict[str, object]] | None:
+        rows = self._read("SELECT board, answer FROM answers WHERE key=?", (key,))
+        return (int(rows[0][0]), json.loads(str(rows[0][1]))) if rows else None  # type: ignore[call-overload]
+
+    def setting(self, key: str) -> str | None:
+        rows = self._read("SELECT value FROM settings WHERE key=?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        self._write("INSERT OR REPLACE INTO settings (key, value) VALUES (?,?)", (key, value))
+
+    # -- the arbiter's logins (their tokens' SHA-256: a restart keeps the arbiter logged in) ----
+
+    def add_login(self, digest: str) -> None:
+        self._write(
+            "INSERT OR IGNORE INTO logins (digest, host_ms) VALUES (?,?)", (digest, host_ms())
+        )
+
+    def drop_login(self, digest: str) -> None:
+        self._write("DELETE FROM logins WHERE digest=?", (digest,))
+
+    def logins(self) -> set[str]:
+        return {str(r[0]) for r in self._read("SELECT digest FROM logins")}

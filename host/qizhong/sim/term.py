@@ -204,7 +204,7 @@ class Term:
         if name == "stage":
             return "%s: stage %d's time added" % (who, arg + 1)
         if name == "record":
-            return "%s: recording now optional (TC-9)" % who
+            return "%s under the threshold: recording now optional for both (TC-9)" % who
         if name == "held":
             return "%s held the lever %d.%d s (EQ-3)" % (who, arg // 1000, arg % 1000 // 100)
         if name == "knock":

@@ -1,0 +1,494 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Every board's game, run by the server: the console's own session (#20).
+
+A board of the hall runs the same ``qizhong.arbiter`` session as ``qizhong
+arbiter`` at the table (Xiangqi, Go or chess), through the same line
+interpreter (``qizhong.cli.arbiter.Console``): a move in the game's notation,
+``foul red``, ``claim red rep``, ``confirm``, ``dead D4``... Its journal is
+the console's (``qizhong.arbiter.journal``), with the server's store as its
+backend: each entry is a row, committed before the action is answered. A
+restarted server replays every board's journal exactly as a console resumes
+a game (``qizhong.cli.arbiter.replay``), then feeds it the clock events the
+store kept after the last one the session had seen.
+
+The session runs on its board's worker thread (the one thread that talks to
+that clock): its clock is a ``FedClock``, whose events are the ones the
+worker kept in the store, and whose commands go to the real clock.
+
+A foul, a press without a move (XQ-R19, CH-1) and the engine's proposal are
+alerts of the board, as a knock is, until the arbiter acknowledges them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from qizhong.clocks.link import LinkError
+from qizhong.server.store import Stored
+
+if TYPE_CHECKING:
+    from qizhong.arbiter.journal import Journal
+    from qizhong.cli.arbiter import Console
+    from qizhong.clocks.driver import Clock
+    from qizhong.server.app import Hall
+    from qizhong.server.board import Worker
+
+# Commands a page or a remote console may not send the server's console
+# (they write files on the server, or leave it).
+BARRED = ("save", "board", "quit", "late")
+LINE_MAX = 500  # characters of one typed line
+ALERT_BASE = 1_000_000  # a session alert's id: -(session * ALERT_BASE + its notice's index)
+SPECS = {"xiangqi": "xq-rapid", "go": "go-byoyomi", "chess": "rapid"}
+
+
+class SessionError(ValueError):
+    """A session request the server refuses (bad input; nothing changed)."""
+
+
+_CALLS = ("status", "configure", "levers", "start", "pause", "resume", "new_game", "finish",
+          "penalty", "knock", "set", "load")  # fmt: skip
+
+
+class FedClock:
+    """The ``Clock`` a server session sees: events as the board's worker kept
+    them, every command to the real clock (on the worker's thread)."""
+
+    def __init__(self, hall: Hall, no: int) -> None:
+        self.hall = hall
+        self.no = no
+        self.queue: deque[Stored] = deque()
+        self.floor: tuple[str, int] = ("", -1)  # (boot, seq): events up to it are not the game's
+        self.row = 0  # the store row of the last event handed to the session
+
+    def _worker(self) -> Worker:
+        for w in self.hall.workers:
+            if w.st is not None and w.st.board.no == self.no and w.clock is not None:
+                return w
+        raise LinkError("board %d: the clock is not connected" % self.no)
+
+    def _clock(self) -> Clock:
+        w = self._worker()
+        if w.st is None or w.st.link != "up" or w.clock is None:
+            raise LinkError("board %d: the clock is not connected" % self.no)
+        return w.clock
+
+    def feed(self, stored: Stored) -> None:
+        if stored.boot != "host":
+            self.queue.append(stored)
+
+    def events(self, timeout: float = 0.0) -> list[Any]:
+        try:
+            self._worker().pull()  # what the clock said since the worker last read it
+        except LinkError:
+            pass
+        out = []
+        while self.queue:
+            s = self.queue.popleft()
+            self.row = s.id
+            if s.boot == self.floor[0] and s.event.seq <= self.floor[1]:
+                continue
+            out.append(s.event)
+        return out
+
+    def since(self, seq: int) -> list[Any]:
+        """Events after ``seq`` come by ``events`` (those kept before are not the game's)."""
+        clock = self._clock()
+        self.floor = (clock.link.boot, seq)
+        return []
+
+    @property
+    def hello(self) -> Any:
+        return self._clock().hello
+
+
+def _delegate(name: str) -> Callable[..., Any]:
+    def call(self: FedClock, *args: Any, **kw: Any) -> Any:
+        return getattr(self._clock(), name)(*args, **kw)
+
+    call.__name__ = name
+    return call
+
+
+for _name in _CALLS:
+    setattr(FedClock, _name, _delegate(_name))
+
+
+@dataclass
+class Game:
+    """One board's session: its console, journal and clock."""
+
+    no: int
+    session: int  # the board's session number in the store
+    console: Console
+    journal: Journal
+    fed: FedClock
+    keys: set[str] = field(default_factory=set)  # idempotency keys in its journal
+    seen: int = 0  # notices of the session's log looked at for alerts
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+    view: dict[str, Any] = field(default_factory=dict)
+    broken: str = ""  # why the session must be rebuilt from the store before it goes on
+    acting: bool = False  # inside one of its actions
+
+
+class Sessions:
+    """The hall's sessions, one per board with a game."""
+
+    def __init__(self, hall: Hall) -> None:
+        self.hall = hall
+        self.games: dict[int, Game] = {}
+        self.late_entry = True  # the hall's sessions take moves entered after their presses
+
+    # -- the worker's hooks (its thread) ---------------------------------------------------
+
+    def on_event(self, no: int, stored: Stored) -> None:
+        g = self.games.get(no)
+        if g is None:
+            return
+        own = g.acting  # a control the session itself loads (chess III.4) keeps its game
+        if (
+            stored.event.name == "config"
+            and stored.boot != "host"
+            and g.fed.floor[1] >= 0
+            and not own
+        ):
+            if not (stored.boot == g.fed.floor[0] and stored.event.seq <= g.fed.floor[1]):
+                self.close(no, "a new game on the clock")  # the hall set the clock up again
+                return
+        g.fed.feed(stored)
+
+    def after_events(self, no: int) -> None:
+        g = self.games.get(no)
+        if g is None or not g.fed.queue or g.broken:
+            return
+        try:
+            g.console.poll()
+        except Exception as e:  # the store or the clock failed inside: rebuilt before it goes on
+            g.broken = str(e)
+        self._settle(g)
+
+    def connected(self, no: int) -> None:
+        """The clock is (back) up: the board shows the control the clock runs
+        (a board's kept spec can be another's after a clock was set up
+        elsewhere), and a session the restart could not rebuild is tried again."""
+        from qizhong import timecontrol
+
+        st = self.hall.states.get(no)
+        w = self.fed_worker(no)
+        if st is None or w is None or w.clock is None:
+            return
+        running = w.clock.time_control()
+        try:
+            canon = [timecontrol.spec_of(timecontrol.parse(x)) for x in (running, st.board.spec)]
+            same = canon[0] == canon[1]
+        except ValueError:
+            same = False
+        if not same:
+            self.hall.store.set_board(no, spec=running)
+            st.board = next(b for b in self.hall.store.boards() if b.no == no)
+            self.hall.notify(no, st.view(), None)
+        if no not in self.games:
+            try:
+                self.load(no)
+            except Exception as e:  # damaged: reported, the board goes on without it
+                self.hall.problems.append("board %d: the session was not rebuilt: %s" % (no, e))
+        g = self.games.get(no)
+        if g is not None and not g.broken and not g.console.session.over:
+            # What the clock did while nobody listened waits for its moves (never XQ-R19).
+            g.journal.said(self._act(g, "late %d" % w.clock.status().seq))
+            self._settle(g)
+
+    def fed_worker(self, no: int) -> Worker | None:
+        for w in self.hall.workers:
+            if w.st is not None and w.st.board.no == no:
+                return w
+        return None
+
+    # -- making and ending sessions (the worker's thread) ---------------------------------
+
+    def create(self, no: int, opts: dict[str, Any], configure: bool = False) -> Game:
+        """A new session on board ``no``: ``opts`` are ``qizhong arbiter``'s
+        options (spec, names, ...). ``configure``: the session sets the clock up
+        (it must be between games); else it takes the game the clock has."""
+        from qizhong.arbiter.journal import VERSION, Journal
+        from qizhong.arbiter.session import ArbiterError
+        from qizhong.cli.arbiter import _KEPT_ARGS, Console, make_session
+
+        st = self.hall.states[no]
+        if no in self.games:
+            self.close(no, "a new session")
+        args = _args(opts, st.board, self.late_entry)
+        n = self.hall.store.last_session(no) + 1
+        fed = FedClock(self.hall, no)
+        fed.row = self._last_row(no)
+        clock = fed._clock()
+        header: dict[str, Any] = {
+            "journal": VERSION,
+            "args": {**{k: args.get(k) for k in _KEPT_ARGS}, "configure": configure},
+            "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
+            "record": "",
+        }
+        journal = Journal.on("board %d session %d" % (no, n), cast("Clock", fed),
+                             self._sink(no, n, fed))  # fmt: skip
+        journal._line(header)
+        try:
+            with journal.action("new"):
+                session = make_session(
+                    argparse.Namespace(**header["args"]), cast("Clock", journal.tape)
+                )
+        except ArbiterError:
+            self.hall.store.add_entry(no, n, fed.row, {"close": "refused"})
+            raise
+        g = Game(no, n, Console(session, journal=journal), journal, fed)
+        self.games[no] = g
+        self._settle(g)
+        return g
+
+    def close(self, no: int, why: str) -> None:
+        g = self.games.pop(no, None)
+        if g is not None:
+            self.hall.store.add_entry(no, g.session, g.fed.row, {"close": why})
+            self._to_board(g, closed=True)
+
+    def _sink(self, no: int, n: int, fed: FedClock) -> Callable[[dict[str, Any]], None]:
+        store = self.hall.store
+
+        def sink(entry: dict[str, Any]) -> None:
+            store.add_entry(no, n, fed.row, entry)
+
+        return sink
+
+    def _last_row(self, no: int) -> int:
+        rows = self.hall.store._read("SELECT MAX(id) FROM events WHERE board=?", (no,))
+        return int(rows[0][0] or 0)  # type: ignore[call-overload]
+
+    # -- a restart: every session again from the store --------------------------------
+
+    def restore(self) -> list[str]:
+        """Rebuild every board's open session from its journal in the store;
+        what could not be rebuilt, one line each."""
+        problems = []
+        for no in sorted(self.hall.states):
+            try:
+                self.load(no)
+            except Exception as e:  # one board's damaged journal stops no other board
+                problems.append("board %d: the session was not rebuilt: %s" % (no, e))
+        return problems
+
+    def load(self, no: int) -> Game | None:
+        from qizhong.arbiter import journal as jr
+        from qizhong.cli.arbiter import replay
+
+        n = self.hall.store.last_session(no)
+        if not n:
+            return None
+        rows = self.hall.store.entries(no, n)
+        if not rows or "close" in rows[-1][2]:
+            self.games.pop(no, None)
+            return None
+        header, actions = jr.parse([e for _, _, e in rows], "board %d session %d" % (no, n))
+        fed = FedClock(self.hall, no)
+        fed.row = max(r for _, r, _ in rows)
+        journal = jr.Journal.on("board %d session %d" % (no, n), cast("Clock", fed),
+                                self._sink(no, n, fed))  # fmt: skip
+        # events up to the last status its "new" action had were before the game
+        first = actions[0][1] if actions else []
+        for entry in first:
+            if entry.get("c") == "status" and "r" in entry:
+                fed.floor = (str(header["clock"].get("boot", "")), int(entry["r"]["seq"]))
+        console = replay(header, actions, journal)
+        g = Game(no, n, console, journal, fed)
+        g.keys = {str(e["key"]) for _, _, e in rows if "key" in e}
+        for s in self.hall.store.events(no, fed.row):  # kept after the session last looked
+            fed.feed(s)
+        self.games[no] = g
+        self._settle(g)
+        return g
+
+    # -- actions (the worker's thread) --------------------------------------------------
+
+    def handle(
+        self, no: int, line: str, key: str = "", opts: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """One typed line on board ``no``'s session, made first if there is none."""
+        if key:
+            kept = self.hall.store.answer(key)
+            if kept is not None:
+                return dict(kept[1], repeated=True)
+        g = self.games.get(no)
+        if g is None or g.broken:  # one the restart could not rebuild, or cut short: again
+            self.games.pop(no, None)
+            g = self.load(no)
+        if key and g is not None and key in g.keys:  # in the journal: applied before a stop
+            return {"ok": True, "lines": ["(applied before: %s)" % line], "repeated": True}
+        if g is None:
+            g = self.create(no, opts or {}, configure=False)
+        lines = self._act(g, line, key)
+        if key:
+            g.keys.add(key)
+        g.journal.said(lines)
+        self._settle(g)
+        answer = {"ok": not any(x.startswith("?") for x in lines), "lines": lines}
+        if key:
+            self.hall.store.put_answer(key, no, answer)
+        return answer
+
+    def _act(self, g: Game, line: str, key: str = "") -> list[str]:
+        """``line`` on ``g``'s console, journaled."""
+        g.acting = True
+        try:
+            with g.journal.action("handle", line, key=key):
+                return g.console._handle(line)
+        except Exception as e:  # cut short (the clock lost mid-action): replayed from the store
+            g.broken = str(e)
+            raise
+        finally:
+            g.acting = False
+
+    # -- what the hall shows -------------------------------------------------------------
+
+    def _settle(self, g: Game) -> None:
+        """After an action or events: the board's moves, alerts and session view."""
+        s = g.console.session
+        log = s.log
+        for i in range(g.seen, len(log)):
+            kind = _alert_kind(log[i].kind, log[i].text, log[i].rule)
+            if kind:
+                g.alerts.append({"id": -(g.session * ALERT_BASE + i), "kind": kind, "side": -1,
+                                 "text": str(log[i]), "rule": log[i].rule})  # fmt: skip
+        g.seen = len(log)
+        g.view = _view(g)
+        self._to_board(g)
+
+    def _to_board(self, g: Game, closed: bool = False) -> None:
+        st = self.hall.states.get(g.no)
+        if st is None:
+            return
+        if not closed:
+            played = g.console.session.played
+            st.played = [p.text for p in played]
+            st.played_clocks = [p.clock_ms for p in played]  # a press ruled on is no move's
+        acked = self.hall.acked
+        known = {a["id"] for a in st.alerts}
+        for a in g.alerts:
+            if a["id"] not in known and a["id"] not in acked:
+                st.alerts.append(dict(a, t=st.t, host_ms=0))
+                known.add(a["id"])
+        g.alerts = []
+        st.session_rev += 1
+        self.hall.notify(g.no, st.view(), None)
+
+    def record(self, no: int) -> tuple[str, str]:
+        """The board's session record (PGN or SGF text) and its suffix (the worker's thread)."""
+        g = self.games.get(no)
+        if g is None:
+            raise SessionError("board %d has no session" % no)
+        s = g.console.session
+        return s.record_text(), s.suffix()
+
+    def view(self, no: int) -> dict[str, Any]:
+        g = self.games.get(no)
+        return g.view if g is not None else {"active": False}
+
+
+def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]:
+    """``qizhong arbiter``'s options for a session on ``board``, from ``opts``."""
+    game = str(opts.get("game") or board.game)
+    if game not in SPECS:
+        raise SessionError("game: xiangqi, go or chess")
+    first_word, second_word = {"xiangqi": ("red", "black"), "go": ("black", "white"),
+                               "chess": ("white", "black")}[game]  # fmt: skip
+    out: dict[str, Any] = {
+        "game": game, "spec": str(opts.get("spec") or board.spec or SPECS[game]),
+        "left": opts.get("left"), "red": None, "black": None, "white": None,
+        "event": opts.get("event"), "site": opts.get("site"), "round": opts.get("round"),
+        "date": str(opts.get("date") or datetime.date.today().isoformat()),
+        "fen": opts.get("fen"), "knockout": bool(opts.get("knockout", False)),
+        "late_entry": bool(opts.get("late_entry", late)), "size": int(opts.get("size") or 19),
+        "komi": str(opts.get("komi") or "7.5"), "lang": str(opts.get("lang") or "en"),
+        "chess960": opts.get("chess960"), "emt": bool(opts.get("emt", False)),
+        "repetition": str(opts.get("repetition") or "cxa"),
+    }  # fmt: skip
+    out[first_word] = str(opts.get(first_word) or opts.get("first") or board.first or "")
+    out[second_word] = str(opts.get(second_word) or opts.get("second") or board.second or "")
+    for k, v in out.items():
+        if isinstance(v, str) and len(v) > LINE_MAX:
+            raise SessionError("%s: at most %d characters" % (k, LINE_MAX))
+    return out
+
+
+def _alert_kind(kind: str, text: str, rule: str) -> str:
+    if kind == "foul":
+        return "nomove" if rule in ("XQ-R19", "CH-1 7.5.3") or "without" in text else "foul"
+    if kind == "warn" and text.startswith("the engine proposes"):
+        return "proposal"
+    return ""
+
+
+def check_line(line: str) -> str:
+    """A typed line as the server takes it (bounded; no command that writes
+    files on the server or leaves it)."""
+    if not isinstance(line, str) or not line.strip():
+        raise SessionError("line: a move or a command is needed")
+    if len(line) > LINE_MAX or any(ord(c) < 32 for c in line):
+        raise SessionError("line: one line of at most %d characters" % LINE_MAX)
+    verb = line.split()[0].lower()
+    if verb in BARRED and (verb != "board" or len(line.split()) > 1):
+        raise SessionError("%s is the console's own (the server keeps the record)" % verb)
+    return line.strip()
+
+
+def _view(g: Game) -> dict[str, Any]:
+    """The session as the board page shows it."""
+    from qizhong.arbiter.chess import ChessSession
+    from qizhong.arbiter.go import GoSession
+    from qizhong.arbiter.xiangqi import XiangqiSession
+
+    s = g.console.session
+    out: dict[str, Any] = {
+        "active": True,
+        "session": g.session,
+        "game": "xiangqi"
+        if isinstance(s, XiangqiSession)
+        else "go"
+        if isinstance(s, GoSession)
+        else "chess",
+        "spec": s.spec,
+        "sides": list(s.SIDES),
+        "moves": [
+            {"ply": p.ply, "side": p.side, "text": p.text, "left": p.clock_ms, "used": p.used_ms}
+            for p in s.played
+        ],
+        "waiting": [p.side for p in s._open],
+        "fouls": list(s.fouls),
+        "over": s.over,
+        "result": s.result_text() if s.over else "",
+        "log": [{"kind": n.kind, "text": str(n)} for n in s.log[-200:]],
+        "log_n": len(s.log),  # the log's whole length (``log`` is its end)
+        "proposal": None,
+        "strict": bool(getattr(s, "strict", False)),
+        "commands": sorted(c for c in g.console.commands if c not in BARRED and c != "?"),
+    }
+    if isinstance(s, XiangqiSession):
+        out["kind"] = "xiangqi"
+        p = s.proposal
+        if p is not None:
+            out["proposal"] = {"what": p.what, "verdict": p.verdict, "rule": p.rule,
+                               "reasons": [r.strip() for r in p.reasons]}  # fmt: skip
+        out["offer"] = s.offer_by
+    elif isinstance(s, GoSession):
+        out["kind"] = "go"
+        out["dead"] = sorted(pt.gtp() for pt in s.dead_stones)
+        out["play_over"] = s.board.is_game_over()
+        if out["play_over"]:
+            sc = s.score()
+            out["score"] = "%s (%s)" % (sc.chinese(), sc.sgf())
+    elif isinstance(s, ChessSession):
+        out["kind"] = "chess"
+        out["fen"] = s.board.fen()
+        out["offer"] = getattr(s, "offer_by", -1)
+    return out
