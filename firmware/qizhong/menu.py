@@ -33,6 +33,7 @@ OVERTIMES = ("none", "count", "byoyomi", "canadian", "can reset")
 MOVES = (0, 1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 60)
 WARNS = (0, 10000, 20000, 30000, 60000, 120000, 300000)
 HANDICAPS = (0, -40, 40, -20, 20, -10, 10)
+RECORDS = (180000, 300000, 60000, 0)  # TC-9 thresholds (0: off)
 MAX_STAGES = 3
 
 
@@ -278,6 +279,9 @@ def _items():
     def fischer_inc(m):
         return _plain(m) and any(s[2] == FISCHER and s[3] for s in m.d.stages)
 
+    def record_step(m, d):  # TC-9
+        m.d.record = _cycle(RECORDS, m.d.record, d)
+
     def save_step(m, d):
         m.save = (m.save + d) % (SLOTS + 1)
 
@@ -291,6 +295,8 @@ def _items():
     ] + stage_items + [
         Item("overtime", lambda m: OVERTIMES[m.d.ot], ot_step, _plain),
         Item("count", lambda m: d_(m.d.count), _set("count", 1000, 60000, 1000),
+             lambda m: _plain(m) and m.d.ot == 1),
+        Item("grace", lambda m: d_(m.d.grace), _set("grace", 0, 5000, 100),
              lambda m: _plain(m) and m.d.ot == 1),
         Item("periods", lambda m: "%d" % m.d.periods, _set("periods", 1, 99, 1),
              lambda m: _plain(m) and m.d.ot == 2),
@@ -309,6 +315,8 @@ def _items():
              lambda m: m.d.stages[0][2] != UPCOUNT),
         Item("sound", lambda m: "voice" if m.d.voice else "beep", voice_step,
              lambda m: m.d.warn and tcspec.warn_cue(m.d.warn) >= 0),
+        Item("record", lambda m: d_(m.d.record, False) if m.d.record else "off", record_step,
+             lambda m: m.d.stages[0][2] != UPCOUNT),
         Item("save", lambda m: "slot %d" % m.save if m.save else "no", save_step),
     ]  # fmt: skip
 
