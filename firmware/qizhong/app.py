@@ -65,10 +65,13 @@ class App:
     def __init__(self, board, tc):
         self.board = board
         self.clock = C.Clock(tc, board.left_side)
-        self.faces = (Face(board.fb[0]), Face(board.fb[1]))
+        # #22: a board may bring its own faces (the battery board's segment glass)
+        self.faces = getattr(board, "faces", None) or (Face(board.fb[0]), Face(board.fb[1]))
         self.beep_until = -1
         self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
         self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
+        self.tenths = getattr(board, "tenths", True)  # #22: False on the battery board
+        self.pending = getattr(board, "pending", None)  # #22: an input waits (boards/__init__)
         self.menu = MENU_OFF
         self.setup = None  # the open menu.Menu, loaded when first opened
         self.game = 0  # the menu's game (menu.GAMES), kept for the next opening
@@ -84,6 +87,7 @@ class App:
         self.change_body = ""  # the last change and its reply: retried after a query
         self.change_reply = b""
         self.unsent = b""  # a reply the link could not take yet
+        self.requests = 0  # frames taken from the host (the simulator's wake lines carry it)
         # #8: the arbiter's key and counter (persist: auth.save/load/on_change)
         self.auth = auth.Guard(board.board_id)
         self.volume = 10
@@ -178,12 +182,15 @@ class App:
         if self.menu or c.state != C.RUNNING or c.run < 0:
             return -1
         ms = c.left(c.run, now)
-        if c.tc.timing == tcspec.UPCOUNT:  # TC-13: the next whole second up
+        if c.tc.timing == tcspec.UPCOUNT:  # TC-13: counting up
+            if ms < TENTHS_MS and self.tenths:
+                return now + self.REFRESH_MS
             return now + 1000 - ms % 1000
         s = c.sides[c.run]
-        if ms < TENTHS_MS + 1000 or s.ot or c.tc.timing_of(s.stage) in SLOW_FACE:
+        fast = ms < TENTHS_MS + 1000 or s.ot or c.tc.timing_of(s.stage) in SLOW_FACE
+        if fast and self.tenths:
             return now + self.REFRESH_MS
-        return now + ms % 1000 + 1
+        return now + ms % 1000 + 1  # #22: a board without tenths wakes once a second
 
     def draw(self, now):
         b = self.board
@@ -203,6 +210,8 @@ class App:
             self.redraw_at = self.auth.deadline()  # the code goes off by itself
             return
         for i in (0, 1):  # display 0 is the left one
+            if i and self.pending is not None and self.pending():
+                return  # #22: a press came during the first frame: its event goes out first
             self.faces[i].draw(c, c.side_of_lever(i), now, b.low_battery)
             b.show(i)
         self.drawn = now
@@ -395,6 +404,7 @@ class App:
         """One byte from the host. Complete frames are executed and answered."""
         r = self.dec.push(b)
         if r == P.FRAME:
+            self.requests += 1
             try:
                 out = self.request(self.dec.body())
             except Exception as e:  # a firmware bug: the host still gets its answer, the link lives

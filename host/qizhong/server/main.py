@@ -129,6 +129,7 @@ async def _serve(args: argparse.Namespace) -> int:
     started: list[sims.SimClock] = []
     if args.sim:
         started = sims.start(args.sim, args.db + ".sims", args.spec, "%s-sim" % args.name)
+        sims.number(store, started, args.game, args.spec)
         ports += [s.serial for s in started]
     elif not ports:
         ports = _discover()
