@@ -277,13 +277,27 @@ class App:
         elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
             self.menu = MENU_OFF
         else:
-            self.setup.on_key(self, key, t)
+            try:
+                self.setup.on_key(self, key, t)
+            except MemoryError:  # no room for the menu now: it closes, the clock goes on
+                self.close_menu()
 
     def draw_menu(self):
         if self.menu == MENU_VOICE:
             self.draw_voice_menu()
         elif self.setup is not None:
-            self.setup.draw(self.board)
+            try:
+                self.setup.draw(self.board)
+            except MemoryError:
+                self.close_menu()
+
+    def close_menu(self):
+        self.menu = MENU_OFF
+        self.setup = None
+        self.drawn = -1
+        import gc
+
+        gc.collect()
 
     # -- the voice (docs/voice.md) ---------------------------------------------
 

@@ -70,7 +70,7 @@ class Stage:
         )
 
     def __repr__(self):
-        return "Stage(%d, inc=%d, moves=%d, timing=%d, delay=%d)" % (
+        return "Stage(%d, %d, %d, %d, %d)" % (
             self.base,
             self.inc,
             self.moves,
