@@ -22,6 +22,7 @@ import errno
 import fcntl
 import os
 import random
+import select
 import shlex
 import stat
 import sys
@@ -277,7 +278,11 @@ class Link:
                 if self._ser is None:
                     self._reopen(deadline)
                 assert self._ser is not None
-                self._ser.write(data)
+                fd = _posix_fd(self._ser)
+                if fd < 0:
+                    self._ser.write(data)
+                else:
+                    _write_fd(fd, data, deadline - self._clock())
                 return
             except (OSError, serial.SerialException):
                 self._reopen(deadline)
@@ -487,10 +492,14 @@ class Link:
             if self._ser is None:
                 self._reopen(deadline)
             assert self._ser is not None
-            self._ser.timeout = max(0.0, timeout)
-            data = self._ser.read(max(1, self._ser.in_waiting))
-            if data:
-                data += self._ser.read(self._ser.in_waiting)
+            fd = _posix_fd(self._ser)
+            if fd >= 0:
+                data = _read_fd(fd, max(0.0, timeout))
+            else:
+                self._ser.timeout = max(0.0, timeout)
+                data = self._ser.read(max(1, self._ser.in_waiting))
+                if data:
+                    data += self._ser.read(self._ser.in_waiting)
         except (OSError, serial.SerialException):
             self._reopen(deadline + self.timeout)
             return
@@ -742,3 +751,62 @@ def _check_body(body: str) -> None:
 def _wait(seconds: float) -> None:
     # Waiting for a port to come back after an unplug; never on a test's path.
     time.sleep(seconds)
+
+
+# pyserial waits with select(), which fails on a descriptor number of 1024
+# or more ("filedescriptor out of range"): a hall server with a few hundred
+# clocks has such numbers. A port with a POSIX descriptor is waited on with
+# poll() here instead, and read and written directly (pyserial opened it
+# non-blocking); other ports (loop://, socket://) go through pyserial.
+
+
+def _posix_fd(ser: object) -> int:
+    fd = getattr(ser, "fd", None)
+    return fd if isinstance(fd, int) and fd >= 0 else -1
+
+
+def _read_fd(fd: int, timeout: float) -> bytes:
+    """What the port has, waiting up to ``timeout`` s for the first byte."""
+    p = select.poll()
+    p.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    if not p.poll(int(timeout * 1000)):
+        return b""
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return out
+        except OSError as e:
+            if e.errno == errno.EINTR:
+                continue
+            raise
+        if not chunk:
+            if out:
+                return out
+            raise OSError(errno.EIO, "the device reports data but gives none (unplugged?)")
+        out += chunk
+        if len(chunk) < 4096:
+            return out
+
+
+def _write_fd(fd: int, data: bytes, timeout: float) -> None:
+    """All of ``data``, waiting (poll) while the port's buffer is full."""
+    p = select.poll()
+    p.register(fd, select.POLLOUT | select.POLLERR | select.POLLHUP)
+    deadline = time.monotonic() + max(0.0, timeout)
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+            view = view[n:]
+            continue
+        except BlockingIOError:
+            pass
+        except OSError as e:
+            if e.errno != errno.EINTR:
+                raise
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0 or not p.poll(int(left * 1000) + 1):
+            raise OSError(errno.ETIMEDOUT, "the port took no bytes for %.1f s" % timeout)
