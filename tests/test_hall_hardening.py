@@ -137,7 +137,7 @@ def test_bad_values_answer_json_400_and_nothing_stays_pending(server):
     for path in ("/api/boards/" + "9" * 5000, "/api/boards/" + "9" * 5000 + "/events"):
         assert call(server, "GET", path)[0] == 400
     # 14: a spec that is not the clock's control (xq-rapid: 15m+10s)
-    status, answer, _ = call(server, "POST", "/api/boards/1/players", {"spec": "300+5"})
+    status, answer, _ = call(server, "POST", "/api/boards/1/players", {"spec": "5m+5s"})
     assert status == 409 and "config" in answer["error"]
     server.post("/api/boards/1/players", {"spec": "900+10"})  # the same control, PGN's way
     server.post("/api/boards/2/ack", {"event": alert})
