@@ -87,6 +87,10 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     with urllib.request.urlopen(server.url + "/api/boards/1/session/record", timeout=10) as r:
         rec = r.read().decode("utf-8")
     assert "炮二平五" in rec and "XQ-R19" in rec and '[Result "1-0"]' in rec
+    # After the next game is begun, the game's record keeps the session's times too.
+    server.post("/api/boards/1/new", {})
+    with urllib.request.urlopen(server.url + "/boards/1/games/1.pgn", timeout=10) as r:
+        assert xiangqi_pgn.read_game(r.read()).clocks == want
 
 
 def test_the_page_cannot_make_the_server_write_files(server):
