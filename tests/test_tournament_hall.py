@@ -35,7 +35,6 @@ from selenium.webdriver.support.ui import WebDriverWait
 from sgfmill import sgf
 
 from qizhong.records import xiangqi_pgn
-from qizhong.rules import xiangqi
 from qizhong.server import sims
 from qizhong.sim import headless
 
