@@ -137,6 +137,11 @@ def test_go_dead_stones_and_the_count(server):
     line(server, "count")
     view = server.get("/api/boards/1/session")
     assert view["over"] and "white wins" in view["result"].lower()
+    # The count's score is the record's RE (not B+/W+ with no score given).
+    score = view["score"].rsplit("(", 1)[1].rstrip(")")
+    assert score.startswith("W+") and score != "W+"
+    with urllib.request.urlopen(server.url + "/boards/1.sgf", timeout=10) as r:
+        assert ("RE[%s]" % score).encode() in r.read()
 
 
 def test_entry_live_a_press_without_a_move_is_an_alert_at_once(tmp_path):
