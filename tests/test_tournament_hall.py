@@ -23,6 +23,7 @@ import sys
 import time
 import urllib.request
 import uuid
+import zipfile
 from typing import Any
 
 import chess.pgn
@@ -219,6 +220,13 @@ def kept(desk: Desk, no: int) -> list[tuple[str, int]]:
     return moves
 
 
+def counted(desk: Desk, no: int) -> str:
+    """The score of a Go game the session counted, as SGF writes it (W+7.5)."""
+    view = desk.view(no)
+    assert view["over"] and view["score"]
+    return str(view["score"]).rsplit("(", 1)[1].rstrip(")")
+
+
 def fetch(server: Server, path: str) -> bytes:
     with urllib.request.urlopen(server.url + path, timeout=30) as r:
         return r.read()
@@ -248,6 +256,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     t0 = time.monotonic()
     played: dict[tuple[int, int], list[tuple[str, int]]] = {}
     want: dict[tuple[int, int], str] = {}  # PGN's result of each game
+    scores: dict[tuple[int, int], str] = {}  # a Go game's SGF result
     xq = [no for no in range(1, N + 1) if game_of(no) == "xiangqi"]
 
     # -- round 1: pairings from a CSV file on the rounds page, started there ---------------
@@ -371,12 +380,13 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.click("[data-line='count']")
     desk.until(lambda: desk.view(g1)["over"])
     assert "white wins" in desk.view(g1)["result"].lower()
-    want[1, g1] = "0-1"
+    want[1, g1], scores[1, g1] = "0-1", counted(desk, g1)
     desk.line(g2, "resign white")
-    want[1, g2] = "1-0"
+    want[1, g2], scores[1, g2] = "1-0", "B+R"
     desk.line(g3, "count")  # D4 and Q16 alive: White by the komi
     assert "white wins" in desk.view(g3)["result"].lower()
-    want[1, g3] = "0-1"
+    want[1, g3], scores[1, g3] = "0-1", counted(desk, g3)
+    assert scores[1, g3] == "W+7.5"
 
     # A console (`qizhong arbiter`, a client of the board's session) on a hall game.
     port = server.get("/api/boards/%d" % x7)["port"]
@@ -419,7 +429,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     for no in range(1, N + 1):
         if game_of(no) == "go":
             desk.line(no, "count")
-            want[2, no] = "0-1"
+            want[2, no], scores[2, no] = "0-1", counted(desk, no)
         else:
             res = [("resign black", "1-0"), ("resign red", "0-1"), ("draw", "1/2-1/2")][no % 3]
             desk.line(no, res[0].replace("red", "white") if game_of(no) == "chess" else res[0])
@@ -437,8 +447,18 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.until(
         lambda: [r[7] for r in results_table(desk)] == [want[2, no] for no in range(1, N + 1)]
     )
+    # Round 1's table (its rulings' results, the Go scores) for the pictures.
+    b.find_element(By.CSS_SELECTOR, "#round-list button[data-round='1']").click()
+    desk.until(
+        lambda: [r[7] for r in results_table(desk)] == [want[1, no] for no in range(1, N + 1)]
+    )
+    b.execute_script("document.getElementById('round-title').scrollIntoView()")
     desk.shot("rounds-results.png", str(tmp_path), 1366, 768)
     desk.shot("rounds-results-phone.png", str(tmp_path), 390, 844)
+    b.execute_script("document.getElementById('round-title').scrollIntoView()")
+    desk.shot("rounds-results-phone.png", str(tmp_path), 390, 844)
+    # At a phone's width the wide table scrolls in its box; the page does not.
+    assert b.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
 
     # -- every record of both rounds, read back -------------------------------------------
     for rnd in (1, 2):
@@ -450,14 +470,20 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
             no = int(r["board"])
             assert (r["first"], r["second"], r["game"]) == (*names(rnd, no), game_of(no))
             assert r["result"] == want[rnd, no], (rnd, no, r)
+            assert r["score"] == scores.get((rnd, no), ""), (rnd, no, r)
             assert int(r["moves"]) == len(played[rnd, no]), (rnd, no, r)
+        with zipfile.ZipFile(io.BytesIO(fetch(server, "/rounds/%d.zip" % rnd))) as z:
+            for no in range(1, N + 1):  # the zip's records are the round's records
+                ext = "sgf" if game_of(no) == "go" else "pgn"
+                got = z.read("round%d-board%d.%s" % (rnd, no, ext))
+                assert got == fetch(server, "/rounds/%d/%d.%s" % (rnd, no, ext)), (rnd, no)
         for no in range(1, N + 1):
-            check_record(server, rnd, no, played[rnd, no], want[rnd, no])
+            check_record(server, rnd, no, played[rnd, no], want[rnd, no], scores.get((rnd, no)))
     print("tournament of %d boards: %.1f s" % (N, time.monotonic() - t0))
 
 
 def check_record(
-    server: Server, rnd: int, no: int, moves: list[tuple[str, int]], result: str
+    server: Server, rnd: int, no: int, moves: list[tuple[str, int]], result: str, score: str | None
 ) -> None:
     first, second = names(rnd, no)
     texts, times = [norm(m) for m, _ in moves], [t for _, t in moves]
@@ -468,7 +494,7 @@ def check_record(
         assert root.get("DT") == DATES[rnd]
         assert (root.get("PB"), root.get("PW")) == (first, second)
         assert root.get("TM") == 900 and root.get("OT") == "3x30 byo-yomi"  # 15m byoyomi 3x30s
-        assert root.get("RE").startswith({"1-0": "B+", "0-1": "W+"}[result])
+        assert root.get("RE") == score and score[:2] == {"1-0": "B+", "0-1": "W+"}[result]
         got, clocks = [], []
         for node in game.get_main_sequence()[1:]:
             colour, point = node.get_move()
