@@ -127,6 +127,8 @@ def test_go_dead_stones_and_the_count(server):
     server.boards_up(server.socket())
     server.post("/api/boards/1/players", {"game": "go"})
     server.post("/api/boards/1/session/new", {"options": {"spec": "go-byoyomi"}, "configure": True})
+    # The control the session loaded on the clock is the board's (its page, its record).
+    assert server.get("/api/boards/1")["spec"] == "60m byoyomi 3x60s"
     for mv in ("D4", "Q16", "pass", "pass"):
         assert line(server, mv)["ok"], mv
     view = server.get("/api/boards/1/session")
@@ -141,7 +143,8 @@ def test_go_dead_stones_and_the_count(server):
     score = view["score"].rsplit("(", 1)[1].rstrip(")")
     assert score.startswith("W+") and score != "W+"
     with urllib.request.urlopen(server.url + "/boards/1.sgf", timeout=10) as r:
-        assert ("RE[%s]" % score).encode() in r.read()
+        sgf = r.read()
+    assert ("RE[%s]" % score).encode() in sgf and b"OT[3x60 byo-yomi]" in sgf
 
 
 def test_entry_live_a_press_without_a_move_is_an_alert_at_once(tmp_path):
