@@ -425,6 +425,12 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     server.term()  # SIGTERM: the clocks run on, and every game with them
     server.start()
     server.boards_up(server.socket())
+    for no in range(1, N + 1):  # each board back with its own control, its session's too
+        got, view = server.get("/api/boards/%d" % no), desk.view(no)
+        assert got["state"] == "running" and got["spec"] == CONTROL[game_of(no)], (no, got)
+        assert view["active"] and view["game"] == game_of(no) and len(view["moves"]) == 1
+        if game_of(no) == "go":  # the clock itself runs byo-yomi (3 periods), not 15m+10s
+            assert got["periods"] == [3, 3], (no, got)
     desk.play({no: moves[1:] for no, moves in games2.items()})
     for no in range(1, N + 1):
         if game_of(no) == "go":
