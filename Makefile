@@ -11,6 +11,7 @@ PIP     := $(BIN)/pip install --quiet --disable-pip-version-check
 RUN     := $(VENV)/.run
 STAMP   := $(VENV)/.installed
 SPEC    ?= xq-rapid
+BOARD   ?= oled
 # Debian packages the tests need, as PACKAGE:PROGRAM (tools/debian_deps.sh):
 # GNU Go (the Go oracle), chromium and its driver (the hall page's browser tests),
 # mosquitto (the MQTT broker).
@@ -36,9 +37,10 @@ debian-deps:
 	@sh tools/debian_deps.sh $(DEBIAN)
 
 # The real firmware on the simulated board, in this terminal; VOICE=ja COUNT=down
-# pick the voice (docs/voice.md), heard in out/sim-voice.wav.
+# pick the voice (docs/voice.md), heard in out/sim-voice.wav; BOARD=battery the
+# battery board's segment glasses (docs/power.md).
 sim: $(RUN)
-	$(BIN)/qizhong sim --spec "$(SPEC)" $(if $(VOICE),--voice "$(VOICE)") $(if $(COUNT),--count "$(COUNT)")
+	$(BIN)/qizhong sim --spec "$(SPEC)" --board "$(BOARD)" $(if $(VOICE),--voice "$(VOICE)") $(if $(COUNT),--count "$(COUNT)")
 
 # A server with a few simulated clocks (docs/server.md); it prints the page's address.
 HALL_SIMS ?= 4

@@ -43,10 +43,12 @@ def main(platform=sys.platform):
     try:  # everything, imports included: a MemoryError at boot resets too
         import asyncio
 
+        b = board(platform)  # first: its module compiles on an unfragmented heap
+
         from qizhong import tcspec
         from qizhong.app import App
 
-        asyncio.run(App(board(platform), tcspec.parse(DEFAULT)).run())
+        asyncio.run(App(b, tcspec.parse(DEFAULT)).run())
     except BaseException as e:  # nothing may reach the REPL in play
         if platform != "rp2":
             raise  # the simulator: the traceback on stderr, the process ends

@@ -455,8 +455,17 @@ def test_tc9_the_record_mark_goes_into_the_record(sim):
     assert [n.rule for n in game.log if n.rule == "TC-9"] == []  # 3:10 on both
     play(sim, game, ["马二进三"], 40000, think=15000)  # Red under 3 min on the way
     assert [n.rule for n in game.log if n.rule == "TC-9"] == ["TC-9"]
+    play(sim, game, ["车9进1"], 60000, think=30000)  # Black under 3 min too: nothing new
+    tc9 = [n for n in game.log if n.rule == "TC-9"]
+    # From Red's crossing on, neither player need record (#26 item 9): the
+    # console and the record say the same, once, naming the side that crossed.
+    said = "Red's clock is under 3m: neither player need record the moves any longer"
+    assert [n.text for n in tc9] == [said]
     rec = xiangqi_pgn.read_game(game.pgn())
-    assert "TC-9: Red's clock is under 3m" in rec.comments[2]
+    assert "TC-9: " + said in rec.comments[2]
+    assert sum("TC-9" in c for c in rec.comments) == 1
+    st = sim.status()
+    assert st["left0"] < 180000 and st["left1"] < 180000
 
 
 def test_eq2_a_press_out_of_turn_is_reported_and_changes_nothing(sim):

@@ -172,10 +172,12 @@ def test_a_flag_loses_unless_the_opponent_cannot_mate(fen, flagged, winner):
 
 def test_a_locked_position_is_where_python_chess_is_narrower_than_the_law():
     """6.9 asks for any series of legal moves; a locked pawn wall with only kings
-    behind it can never be mate, but python-chess sees pawns and says it can
-    (the arbiter rules such a flag with ``declare``; docs/chess.md)."""
+    behind it can never be mate. python-chess sees pawns and says it can; the
+    search (qizhong.rules.unwinnable) looks at every reachable position."""
     locked = Board("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/4K3 b - - 0 1")
-    assert locked.flag_outcome(chess.BLACK).winner == chess.WHITE
+    assert not locked.has_insufficient_material(chess.WHITE)  # python-chess: can mate
+    out = locked.flag_outcome(chess.BLACK)
+    assert out.winner is None and out.termination.article == "6.9"
 
 
 @pytest.mark.parametrize(

@@ -59,6 +59,26 @@ def check(sim, t_change, later=3000):
 def test_pause_from_the_start_key_is_drawn_at_once(sim):
     sim.key("start", 6500)  # pause
     check(sim, 6500)
+    independent(sim, 6500, ("15:07", "14:57"))
+
+
+def independent(sim, t_change, want):
+    """#26: the frame expected from the rules alone, not from the firmware's
+    own later frame: both displays stopped (no lit bar) with the times a
+    15m+10s game has after Red's move of 3 s and Black's 2.5 s or more
+    (read back from the pixels), drawn within LATE_MS of the change."""
+    from test_face import lit, pixels, read_big
+
+    shown = {}
+    for t, i, fb in sim.frame_log:
+        if t < t_change:
+            continue
+        px = pixels(fb)
+        shown[i] = (read_big(px), lit(px))
+        if shown.get(0) == (want[0], False) and shown.get(1) == (want[1], False):
+            assert t - t_change <= LATE_MS, "drawn %d ms after the change" % (t - t_change)
+            return
+    raise AssertionError("never drawn: %r" % shown)
 
 
 def test_resume_is_drawn_at_once(sim):
@@ -73,6 +93,7 @@ def test_resume_is_drawn_at_once(sim):
 def test_knock_is_drawn_at_once(sim):
     sim.tilt(7000)  # EQ-5: the clock freezes and beeps for 2 s
     check(sim, 7000)
+    independent(sim, 7000, ("15:07", "14:57"))  # 900 + 10 - 3 s; 900 - 3 s
 
 
 def test_a_host_command_is_drawn_at_once(sim):

@@ -43,6 +43,11 @@ SKIP = {
     "curl -s http://127.0.0.1:8080/api/boards/1/session": "a server running "
     "(tests/test_hall_session.py reads it)",
     ".venv/bin/python benchmarks/hall.py": "a benchmark of minutes (make bench runs it)",
+    ".venv/bin/python benchmarks/hall_network.py": "a benchmark of minutes (make bench runs it)",
+    ".venv/bin/python benchmarks/energy.py": "four game days (make bench runs it; "
+    "tests/test_energy.py holds the goal)",
+    ".venv/bin/python tools/segment_drawing.py": "rewrites the committed drawing "
+    "(tests/test_segface.py checks it is the layout's)",
     ".venv/bin/python benchmarks/feed.py": "a benchmark of minutes (make bench runs it)",
     "make hall": "a server that runs until stopped (tests/test_server.py runs qizhong serve --sim)",
     "make flash": "needs a Pico on a USB port (tests/test_bundle.py builds the bundle)",

@@ -272,7 +272,9 @@ def test_flag_and_first(shots):
 
 
 def test_recording_mark(shots):
-    assert shots["record", 0].rec and not shots["record", 1].rec
+    # TC-9: Red went under 3 min; from then on neither player need record,
+    # so both displays show the pencil (#26 item 9).
+    assert shots["record", 0].rec and shots["record", 1].rec
     assert shots["tenths", 0].rec and shots["tenths", 1].rec
     assert shots["count", 0].rec
     assert not shots["running", 0].rec and not shots["idle", 0].rec
@@ -287,7 +289,8 @@ def test_status_line_holds_only_its_fields(shots):
     # Every inked status pixel belongs to a field that reads as text or an icon.
     black = shots["byoyomi", 1]
     assert (black.moves, black.ot, black.state) == ("149", "BY3", "")
-    fields = ((face.MOVES_X, 3), (face.OT_X, 5))
+    assert black.rec  # Red is under 3 min: TC-9 marks both (#26 item 9)
+    fields = ((face.MOVES_X, 3), (face.OT_X, 5), (face.REC_X, 1))
     for y in range(face.BAR_H):
         for x in range(W):
             if black.px[y][x]:

@@ -2,13 +2,17 @@
 """Many laptops, one hall (#15): two servers and a dashboard on one real
 mosquitto (Debian's) on a loopback port."""
 
+import json
 import os
 import shutil
 import socket
 import subprocess
+import time
 import urllib.error
+import urllib.request
 
 import pytest
+import websocket
 from hallserver import Server
 
 from qizhong.server import sims
@@ -24,7 +28,10 @@ def broker(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     conf = tmp_path / "mosquitto.conf"
-    conf.write_text("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n" % port)
+    conf.write_text(
+        "listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        "max_queued_messages 100000\n" % port  # a slow test machine loses no message
+    )
     proc = subprocess.Popen(
         [MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
@@ -119,4 +126,276 @@ def test_commands_from_another_laptop_carry_the_clocks_own_tag(tmp_path, broker)
     finally:
         if remote is not None:
             remote.close()
+        a.stop()
+
+
+# -- #21: the hall's network, attacked from the broker ------------------------------------
+
+
+class Anon:
+    """Anyone on the hall's network: a paho client with no key and no password."""
+
+    def __init__(self, broker):
+        import queue
+
+        import paho.mqtt.client as mqtt
+
+        host, port = broker.split(":")
+        self.got = queue.Queue()
+        self.c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.c.on_message = lambda c, u, m: self.got.put((m.topic, m.payload))
+        self.c.connect(host, int(port))
+        self.c.loop_start()
+
+    def pub(self, topic, payload, retain=False, qos=1):
+        if not isinstance(payload, (bytes, str)):
+            payload = json.dumps(payload)
+        self.c.publish("qizhong/hall/" + topic, payload, qos, retain=retain).wait_for_publish(10)
+
+    def listen(self, topic):
+        self.c.subscribe("qizhong/hall/" + topic, 1)[1]
+
+    def replies(self, n, timeout=20.0):
+        """The next ``n`` reply bodies (bounded wait)."""
+        import queue
+
+        out = []
+        deadline = time.monotonic() + timeout
+        while len(out) < n:
+            try:
+                _, payload = self.got.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            out.append(json.loads(payload))
+        return out
+
+    def close(self):
+        self.c.disconnect()
+        self.c.loop_stop()
+
+
+def fake_state(server, clock_id, no=1, **over):
+    view = {
+        "key": "x", "no": no, "clock_id": clock_id, "server": server, "port": "/dev/x",
+        "game": "xiangqi", "players": ["Li", "Wang"], "spec": "15m+10s", "link": "up",
+        "link_text": "", "state": "running", "run": 0, "left": [900000, 900000], "t": 1000,
+        "now": 2000, "moves": [0, 0], "played": 0, "periods": [-1, -1], "result": -1,
+        "flag": [False, False], "knocks": 0, "held": -1, "game_no": 1, "events": 3,
+        "alerts": [], "url": "http://127.0.0.1:9/",
+    }  # fmt: skip
+    view.update(over)
+    return view
+
+
+def strict_json(text):
+    def refuse(name):
+        raise ValueError("%s in the server's JSON" % name)
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_an_anonymous_command_changes_no_clock_and_every_relayed_change_is_recorded(
+    tmp_path, broker
+):
+    """#21 items 1 and 8: on an unpaired clock (every `make hall` clock), a
+    command from the broker without the clock's tag is refused by the
+    server; a tagged one is refused by the clock (it has no key). Each
+    relayed change is recorded before it is queued, with its outcome after
+    (a query changes nothing and is not recorded, as over HTTP)."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        a.boards_up(a.socket())
+        anon.listen("a-sim-1/reply")
+        anon.pub("a-sim-1/cmd", {"text": "901 start 0"})
+        anon.pub("a-sim-1/cmd", {"text": "902 penalty 0 600000"})
+        anon.pub("a-sim-1/cmd", {"text": "903 start 0 ~7 " + "0" * 32})  # a guessed tag
+        anon.pub("a-sim-1/cmd", {"text": "904 status"})  # a query acts on nothing
+        got = {r["rid"]: r for r in anon.replies(4)}
+        assert sorted(got) == ["901", "902", "903", "904"]
+        assert not got["901"]["ok"] and "auth" in got["901"]["text"]
+        assert not got["902"]["ok"] and "auth" in got["902"]["text"]
+        assert not got["903"]["ok"] and "unpaired" in got["903"]["text"]  # the clock's own no
+        assert got["904"]["ok"]
+        board = a.get("/api/boards/1")
+        assert board["state"] == "idle" and board["left"][0] <= 15 * 60000
+        assert not [e for e in a.get("/api/events") if e["name"] in ("start", "penalty")]
+        relays = [x for x in a.get("/api/actions") if x["verb"] == "relay"]
+        assert [r["args"]["text"].split()[0] for r in relays] == ["903"]  # queries: not kept
+        assert relays[0]["outcome"].startswith("refused: auth unpaired")
+    finally:
+        anon.close()
+        a.stop()
+
+
+def test_nothing_the_broker_sends_kills_the_bridge_or_reaches_a_page_unchecked(tmp_path, broker):
+    """#21 items 2-5 and 7: deep nesting, NaN, a 1 MB state, a javascript: link,
+    a malformed state, a fake board taking another's key; then a good state
+    still arrives, and the server's JSON is strict."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        anon.pub("a-sim-1/cmd", "[" * 100000)  # RecursionError in paho's thread, before
+        anon.pub("x-1/state", "[" * 5000, retain=True)  # under the size bound: deep
+        anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
+        anon.pub("b-1/state", fake_state("b", "b-1", left=[float("nan"), 1]), retain=True)
+        anon.pub("b-2/state", fake_state("b", "b-2", no=2, players=["x" * 10**6, ""]))
+        anon.pub("b-3/state", {"server": "b", "no": 3, "clock_id": "b-3"}, retain=True)
+        anon.pub("b-4/state", fake_state("b", "b-4", no=4, url="javascript:alert(1)"))
+        anon.pub("b-5/state", fake_state("b", "b-5", no=5))
+        anon.pub("fake/state", fake_state("b", "fake", no=5, players=["Fake", "Fake"]))
+        anon.pub("c-1/state", fake_state("c", "c-1"))  # server c never announced itself
+        anon.pub("b-6/state", fake_state("b", "b-6", no=6))  # after all that: still heard
+        a.wait(ws, lambda m: m["type"] == "board" and m["board"]["clock_id"] == "b-6")
+        with urllib.request.urlopen(a.url + "/api/boards?all=1", timeout=10) as r:
+            hall = strict_json(r.read().decode())
+        remote = {v["clock_id"]: v for v in hall if v.get("server")}
+        assert sorted(remote) == ["b-4", "b-5", "b-6"]
+        assert remote["b-4"]["url"] == "http://127.0.0.1:9/"  # its server's, not the state's
+        assert remote["b-5"]["players"] == ["Li", "Wang"]  # the fake did not take b-5's key
+        assert all(len(json.dumps(v)) < 4000 for v in hall)
+    finally:
+        anon.close()
+        a.stop()
+
+
+def test_a_stopped_or_killed_server_shows_its_boards_down(tmp_path, broker):
+    """#21 item 6: a clean stop publishes its boards down; a kill, its last will."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    b = Server(str(tmp_path / "b.sqlite"), 1, ("--mqtt", broker), name="b")
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        b.boards_up(b.socket())
+        b.post("/api/boards/1/start", {"side": 0})
+
+        def b_board(link, state="running"):
+            return lambda m: (
+                m["type"] == "board"
+                and m["board"].get("server") == "b"
+                and m["board"]["link"] == link
+                and m["board"]["state"] == state
+            )
+
+        a.wait(ws, b_board("up"))
+        b.stop()  # a clean stop (its clocks stop too: a restart gets fresh ones)
+        a.wait(ws, b_board("down"))
+        b.start()
+        a.wait(ws, b_board("up", "idle"))
+        b.kill()  # SIGKILL: the broker sends its last will
+        a.wait(ws, b_board("down", "idle"), timeout=60)  # within 1.5 keepalives (45 s)
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_flood_of_relays_waits_behind_the_clocks_events(tmp_path, broker):
+    """#21 item 9: relays from the broker have their own short queue; a flood
+    is answered busy, and a press reaches the page past it."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        a.post("/api/boards/1/start", {"side": 0})
+        anon.listen("a-sim-1/reply")
+        for i in range(300):
+            anon.c.publish(
+                "qizhong/hall/a-sim-1/cmd", json.dumps({"text": "%d status" % (1000 + i)}), 0
+            )
+        sims.press(a.sim(1), "left")
+        a.wait(ws, lambda m: (m.get("event") or {}).get("name") == "press")
+        answered = anon.replies(300, timeout=30)
+        ok = [r for r in answered if r["ok"]]
+        assert len(answered) == 300
+        assert len(ok) < 60, "%d relays ran: they queue without bound" % len(ok)
+        assert all(r["text"].startswith("busy") for r in answered if not r["ok"])
+    finally:
+        anon.close()
+        a.stop()
+
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_idle_viewers_cost_one_state_per_board_not_every_state(tmp_path, broker):
+    """#21 item 7: 5,000 board states (4 kB each, the most the schema lets
+    through) for 50 boards, with 10 pages that never read: a viewer keeps
+    at most the newest state of each board, so the server's memory stays
+    flat instead of holding every state for every idle page."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    idle = []
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        small = ((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),)  # the kernel holds little
+        idle = [
+            websocket.create_connection(a.url.replace("http", "ws", 1) + "/ws", sockopt=small)
+            for _ in range(10)
+        ]  # never read from
+        anon.pub("server/f", {"url": "http://127.0.0.1:9/"}, retain=True)
+        alert = {"id": 1, "kind": "knock", "side": 0, "t": 10**12, "host_ms": 10**12}
+        before = rss_kb(a.proc.pid)
+        for i in range(5000):
+            view = fake_state(
+                "f", "f-%d" % (i % 50), no=1 + i % 50, players=["%06d" % i * 33, "w" * 198],
+                port="p" * 200, spec="s" * 200, link_text="t" * 200, alerts=[alert] * 32,
+            )  # fmt: skip
+            anon.c.publish("qizhong/hall/f-%d/state" % (i % 50), json.dumps(view), 1)
+        last = fake_state("f", "f-last", no=99)
+        anon.pub("f-last/state", last)
+        a.wait(ws, lambda m: m["type"] == "board" and m["board"]["clock_id"] == "f-last", 60)
+        grown = rss_kb(a.proc.pid) - before
+        assert grown < 40000, "the server grew by %d kB for idle pages" % grown
+    finally:
+        for s in idle:
+            s.close()
+        anon.close()
+        a.stop()
+
+
+def test_the_hall_page_renders_and_links_only_what_the_schema_lets_through(tmp_path, broker):
+    """#21 items 2, 4, 5 in real chromium: a retained state with a
+    ``javascript:`` link, a malformed one and one with NaN; the page still
+    shows the local board's knock alert, and every card links over http."""
+    from browser import chromium
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from qizhong.sim import headless
+
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    browser = None
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        a.post("/api/boards/1/start", {"side": 0})
+        headless.request(headless.address(a.sim(1).world, None), "tilt")
+        a.wait(ws, lambda m: any(x["kind"] == "knock" for x in m["board"]["alerts"]))
+        anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
+        evil = "javascript:fetch('/api/boards/1/penalty',{method:'POST'})"
+        anon.pub("b-1/state", fake_state("b", "b-1", url=evil), retain=True)
+        anon.pub("b-2/state", {"server": "b", "no": 2, "clock_id": "b-2"}, retain=True)
+        anon.pub("b-3/state", fake_state("b", "b-3", no=3, t=float("nan")), retain=True)
+        a.wait(ws, lambda m: m["board"]["clock_id"] == "b-1")
+        browser = chromium()
+        browser.get(a.url + "/")
+        WebDriverWait(browser, 20, poll_frequency=0.05).until(
+            lambda _: "knocked over" in browser.find_element(By.ID, "alerts").text
+        )
+        hrefs = [el.get_attribute("href") for el in browser.find_elements(By.CSS_SELECTOR, "a")]
+        assert hrefs and all(h.startswith(("http://", "https://")) for h in hrefs), hrefs
+        assert "http://127.0.0.1:9/board/1" in hrefs  # board b-1: its server's own address
+        assert not browser.find_elements(By.ID, "board-b-2")  # malformed: not shown
+        assert not browser.find_elements(By.ID, "board-b-3")  # NaN: not shown
+    finally:
+        if browser is not None:
+            browser.quit()
+        anon.close()
         a.stop()

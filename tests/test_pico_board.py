@@ -169,3 +169,21 @@ def test_pico_board_on_micropython(micropython, tmp_path):
     m = re.search(r"^pico: (\d+) passed, (\d+) failed$", r.stdout, re.M)
     assert m, r.stdout
     assert (int(m.group(1)), int(m.group(2))) == (expected, 0), r.stdout
+
+
+def test_make_firmware_refuses_an_i2c_rate_the_displays_cannot_use(tmp_path):
+    # #22: refused when the bundle is built, not by a clock that resets forever.
+    import shutil
+
+    spec = importlib.util.spec_from_file_location(
+        "build_firmware", os.path.join(ROOT, "tools", "build_firmware.py")
+    )
+    assert spec and spec.loader
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert build.i2c_problem() == ""
+    fw = tmp_path / "firmware"
+    shutil.copytree(os.path.join(ROOT, "firmware", "boards"), fw / "boards")
+    src = (fw / "boards" / "pico.py").read_text()
+    (fw / "boards" / "pico.py").write_text(src.replace("const(400_000)", "const(100_000)", 1))
+    assert "refresh" in build.i2c_problem(str(fw))

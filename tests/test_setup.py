@@ -8,8 +8,10 @@ import glob
 import importlib.metadata
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -83,18 +85,47 @@ def test_debian_deps_does_nothing_when_the_program_is_there():
     assert res.returncode == 0 and res.stdout == res.stderr == ""
 
 
+def _as_nobody(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sh script ARGS`` as user nobody, from a world-readable copy in a
+    world-readable folder: the clone may sit in a 0700 folder (root's home, a
+    ``mktemp -d``), where nobody cannot read it (#26 item 6)."""
+    with tempfile.TemporaryDirectory() as folder:
+        os.chmod(folder, 0o755)
+        copy = os.path.join(folder, os.path.basename(script))
+        shutil.copyfile(script, copy)
+        os.chmod(copy, 0o644)
+        return subprocess.run(
+            ["sh", copy, *args],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            user=65534,  # nobody: no apt-get
+            group=65534,
+            extra_groups=[],
+        )
+
+
+NOBODY_ARGS = ("coreutils:ls", "no-such-package:no-such-program-qz")
+NOBODY_SAYS = [
+    "make test needs Debian packages: no-such-package. Run: sudo apt-get install no-such-package"
+]
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run as another user")
 def test_debian_deps_without_root_says_the_one_command_to_run():
-    res = subprocess.run(
-        ["sh", DEPS, "coreutils:ls", "no-such-package:no-such-program-qz"],
-        capture_output=True,
-        text=True,
-        user=65534,  # nobody: no apt-get
-        group=65534,
-        extra_groups=[],
-    )
+    res = _as_nobody(DEPS, *NOBODY_ARGS)
     assert res.returncode == 1
-    assert res.stderr.strip().splitlines() == [
-        "make test needs Debian packages: no-such-package. "
-        "Run: sudo apt-get install no-such-package"
-    ]
+    assert res.stderr.strip().splitlines() == NOBODY_SAYS
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run as another user")
+def test_the_run_as_nobody_does_not_depend_on_where_the_clone_is(tmp_path):
+    """A clone in a 0700 folder: its script, run as nobody, says the same."""
+    private = tmp_path / "private" / "tools"
+    private.mkdir(parents=True)
+    os.chmod(private.parent, 0o700)
+    script = private / "debian_deps.sh"
+    shutil.copyfile(DEPS, script)
+    res = _as_nobody(str(script), *NOBODY_ARGS)
+    assert res.returncode == 1
+    assert res.stderr.strip().splitlines() == NOBODY_SAYS

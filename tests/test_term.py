@@ -273,3 +273,18 @@ def test_sigterm_stops_the_firmware_and_writes_the_wav(screen_at, tmp_path):
             not os.path.exists("/proc/%s" % pid) or "zombie" in open("/proc/%s/status" % pid).read()
         )
     assert (tmp_path / "out" / "sim-voice.wav").exists()
+
+
+def test_the_battery_boards_glasses_on_the_screen(screen_at, monkeypatch):
+    # `make sim BOARD=battery` (#22): the glasses' status rows as words, their
+    # big digits from the picture of the glass, as the OLED's are shown.
+    monkeypatch.setenv("QIZHONG_SIM_BOARD", "battery")
+    s = screen_at("xq-rapid", 1000)
+    s.wait("right lever l")
+    lines = s.lines()
+    assert lines[2].count("0 moves") == 2
+    drawn = [line for line in lines if sum(c in "█▌▐▙▛▄▀" for c in line) > 10]
+    assert len(drawn) >= 6  # 15:00 on both glasses, from their pictures
+    s.key(" ", "start · Red to move")
+    s.key(" ", "PAU")  # paused: the glass's state characters
+    s.quit()

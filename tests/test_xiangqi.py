@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import doctest
 import random
+import re
 
 import pyffish
 import pytest
@@ -143,18 +144,80 @@ def test_mangled_fens_never_reach_pyffish(data):
         board = Board("".join(chars))
     except FenError:
         return
-    assert len(board.legal_moves) >= 0 and Board(board.fen()).fen() == board.fen()
+    _same_as_pyffish(board)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="炮马車兵卒前后中一二三五九1259+-.=进退平CRHPabhe ", max_size=7))
-def test_any_move_text_is_a_legal_move_or_a_notation_error(text):
+def _same_as_pyffish(board: Board) -> None:
+    """A position taken is the same position (FEN round trip) with the same
+    legal moves as pyffish's (its ranks count from 1, ICCS's from 0)."""
+    assert Board(board.fen()).fen() == board.fen()
+    ff = set()
+    for m in pyffish.legal_moves(V, board.fen(), []):
+        a, r1, b, r2 = re.fullmatch(r"([a-i])(\d+)([a-i])(\d+)", m).groups()
+        ff.add("%s%d%s%d" % (a, int(r1) - 1, b, int(r2) - 1))
+    assert {m.iccs() for m in board.legal_moves} == ff, board.fen()
+
+
+def test_positions_with_pieces_swapped_are_refused_or_the_same_as_pyffishs():
+    """Mangled FENs that stay FENs (a piece for another), most of them legal
+    positions: each is refused with FenError, or is a position whose moves
+    are pyffish's (#26: the mangled-FEN test above reached its check 11
+    times in 300; this one counts)."""
+    rng = random.Random(26)
+    taken = 0
+    for _ in range(200):
+        fen = random_position(rng)
+        chars = list(fen.split(" ")[0])
+        for _ in range(rng.randint(1, 2)):
+            i = rng.randrange(len(chars))
+            if chars[i].isalpha():
+                pool = "RNCPAB" if chars[i].isupper() else "rncpab"
+                chars[i] = rng.choice(pool)
+        try:
+            board = Board("".join(chars) + " " + " ".join(fen.split(" ")[1:]))
+        except FenError:
+            continue
+        taken += 1
+        _same_as_pyffish(board)
+    assert taken >= 80, taken
+
+
+NOISE = "炮马車兵前后一二五九1259+-.=进退平CRHPabhe"  # what a mistyped move may hold
+
+
+def test_any_move_text_is_a_legal_move_or_a_notation_error():
+    """The notation of a legal move in every style, as written and mangled,
+    from positions along random games: what parses is a legal move, and an
+    unmangled text is that very move (#26: random characters never parsed,
+    so the legality check never ran; count that it does)."""
+    rng = random.Random(14)
     board = Board()
-    try:
-        move = board.parse_notation(text)
-    except NotationError:
-        return
-    assert move in board.legal_moves
+    parsed = exact = 0
+    for _ in range(400):
+        moves = list(board.legal_moves)
+        if not moves or board.outcome() is not None:
+            board = Board()
+            continue
+        mv = rng.choice(moves)
+        text = board.notation(mv, rng.choice(STYLES))
+        mangled = rng.random() < 0.4
+        if mangled:
+            k = rng.randrange(len(text))
+            text = text[:k] + rng.choice(NOISE) + text[k + 1 :]
+        try:
+            got = board.parse_notation(text)
+        except NotationError:
+            got = None
+        if got is not None:
+            parsed += 1
+            assert got in board.legal_moves
+            if not mangled:
+                exact += 1
+                assert got == mv, (text, board.fen())
+        elif not mangled:
+            raise AssertionError("%r, a legal move's notation, was refused" % text)
+        board.push(mv)
+    assert parsed >= 250 and exact >= 200, (parsed, exact)
 
 
 def test_the_docstring_examples_hold():
@@ -403,16 +466,16 @@ def _agrees_with_pyffish(board: Board, theirs: str, move: Move) -> bool:
 
 def test_round_trip_on_every_legal_move_of_random_games():
     # NT: parse(notation(m)) == m, and the text is unambiguous, on every legal
-    # move of 10,000 positions (seeded; issue #5's bar). benchmarks/xiangqi.py
-    # times it and runs more.
+    # move of 1,000 positions (seeded); benchmarks/xiangqi.py runs issue #5's
+    # 10,000 (69 s of make test under load, #26).
     # Each game's moves are also written by pyffish, an independent WXF writer.
     rng = random.Random(2024)
     positions = moves = compared = 0
-    while positions < 10000:
+    while positions < 1000:
         board = Board()
         seen = []
         for _ in range(rng.randint(20, 200)):
-            if not board.legal_moves or positions >= 10000:
+            if not board.legal_moves or positions >= 1000:
                 break
             moves += _round_trip(board)
             positions += 1
@@ -423,7 +486,7 @@ def test_round_trip_on_every_legal_move_of_random_games():
         wxf = pyffish.get_san_moves(V, STARTING_FEN, uci, False, pyffish.NOTATION_XIANGQI_WXF)
         for before, move, theirs in zip(seen, played, wxf, strict=True):
             compared += _agrees_with_pyffish(before, theirs, move)
-    assert positions == 10000 and moves > 250000 and compared > 9000
+    assert positions == 1000 and moves > 25000 and compared > 900
 
 
 def random_position(rng: random.Random) -> str:
@@ -620,19 +683,45 @@ def test_mating_material(fen, red, black):
     assert not (ff_red and red) and not (ff_black and black)
 
 
+def sparse_position(rng: random.Random) -> str:
+    """Kings, a few defenders (advisors, elephants: they never cross the
+    river) and now and then one attacker: positions near the mating-material
+    line, where pyffish often says "insufficient"."""
+    squares = [""] * 90
+
+    def place(sym: str) -> None:
+        free = [s for s in range(90) if not squares[s] and xq._legal_point(sym, s)]
+        if free:
+            squares[rng.choice(free)] = sym
+
+    place("K")
+    place("k")
+    for sym in "AABBaabb":
+        if rng.random() < 0.4:
+            place(sym)
+    if rng.random() < 0.5:
+        place(rng.choice("RNCPrncp"))
+    return xq._board_fen(squares) + rng.choice((" w", " b")) + " - - 0 1"
+
+
 def test_mating_material_never_contradicts_pyffish():
+    # pyffish's insufficient material is a subset of ours (#26: the check used
+    # to sit under an `if` no random position made true; count that it ran).
     rng = random.Random(3)
-    seen = 0
-    while seen < 150:
+    seen = checked = 0
+    while seen < 300:
+        gen = random_position if seen % 2 else sparse_position
         try:
-            board = Board(random_position(rng))
+            board = Board(gen(rng))
         except FenError:
             continue
         seen += 1
         insufficient = pyffish.has_insufficient_material(V, board.fen(), [])
         for color, ff in zip((Color.RED, Color.BLACK), insufficient, strict=True):
             if ff:
+                checked += 1
                 assert not board.has_mating_material(color)
+    assert checked >= 100, checked
 
 
 def test_a_flag_loses_unless_the_opponent_cannot_mate():

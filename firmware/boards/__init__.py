@@ -5,10 +5,14 @@ A board provides:
   NAME, board_id        "pico" or "sim"; a unique id (the Pico's flash id)
   now()                 monotonic integer ms
   pop_input()           next input kind (app.IN_*), or 0; sets in_arg, in_t
+  pending()             optional: True when an input waits (the app then sends no
+                        further frame before taking it: #22)
   await wait(deadline)  return by the deadline (ms, -1: none) or on an input;
                         the Pico's takes at most Serial.BUDGET host bytes meanwhile
   fb[0], fb[1]          the left and right framebuffers; show(i) sends one out
   live_display          True when displays refresh by themselves
+  tenths                True when the faces show tenths (refreshed every 100 ms);
+                        the battery board's do not (#22, docs/power.md)
   beep(on, t), say(cue, t), set_volume(0..10), low_battery
   set_voice(lang)       speak voice.LANGS' lang from the next cue on (docs/voice.md)
   start_serial(app)     feed app.serial_in(byte) from the host's link (usb.Serial),

@@ -69,19 +69,28 @@ Voice
     holding at least 128 bytes, so without that padding the last ones would
     wait for the next cue. The amplifier (MAX98357A SD pin) goes on with the
     first chunk. It goes off ``AMP_HOLD_MS`` after the last chunk, once the
-    ring has played out. (The alternative, an asyncio.StreamWriter on the
-    I2S, slices and joins bytes in ``write``, allocating for every chunk.)
+    ring has played out, and the I2S is deinitialised with it (#22: rp2's
+    I2S DMA otherwise raises its interrupt about 250 times a second on
+    silence, each one waking the loop). The next cue initialises it again,
+    which takes the 4 KB ring from the heap (freed at ``deinit``): the only
+    allocation of the voice path, once per burst of cues. (The alternative,
+    an asyncio.StreamWriter on the I2S, slices and joins bytes in ``write``,
+    allocating for every chunk.)
 
 Displays
     Two SSD1309 panels, at 0x3C on I2C0 and I2C1, driven by ssd1306.py. The
     framebuffers are the drivers' own prefixed buffers, so a frame is one
     ``writeto`` and nothing is allocated. The I2C time-out is set from the
     frame and the bus rate (``i2c_timeout_us``: rp2's default, 50 ms, timed
-    out at 100 kHz), and a rate too slow for both frames within the refresh
-    period is refused at boot. At 400 kHz a frame takes about 23 ms,
-    so ``show`` skips a frame identical to the last one it sent (re-sending
-    every ``RESEND_MS`` anyway). A display that fails is retried every
-    ``RETRY_MS`` and does not stop the clock.
+    out at 100 kHz). A rate too slow for both frames within the refresh period
+    is refused by ``make firmware``; if one reaches the board anyway it runs
+    its displays at 400 kHz and says why in ``i2c_refused`` (boards/i2crate.py).
+    At 400 kHz a frame takes about 23 ms, so ``show`` skips a frame identical
+    to the last one it sent and otherwise sends only the span of 128-byte
+    pages that changed (#22: after a press the other display's status row is
+    one page, about 3 ms), re-sending the whole frame every ``RESEND_MS``. A
+    display that fails is retried every ``RETRY_MS`` and does not stop the
+    clock.
 
 Battery
     GP26 (ADC0) reads the cell through a 100k/100k divider, after the power
@@ -121,6 +130,7 @@ from os import urandom
 from time import sleep_ms, ticks_add, ticks_diff, ticks_ms
 
 import framebuf
+import machine
 import micropython
 from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
 from micropython import const
@@ -130,7 +140,8 @@ from qizhong import app as A
 from qizhong.lever import Lever
 from qizhong.monotonic import Monotonic
 
-from . import pins
+from . import i2crate, pins
+from .i2crate import FRAME_BITS, REFRESH_MS, frame_us  # noqa: F401 - the board's figures
 from .ssd1306 import SSD1306
 from .usb import Serial
 
@@ -142,10 +153,9 @@ KEY_MS = const(20)
 TILT_MS = const(50)
 IDLE_MS = const(1000)
 
-I2C_HZ = const(400_000)
-FRAME_BITS = const((2 + 1024) * 9 + 2)  # address, 0x40, 1024 bytes: 9 clocks each; start, stop
-REFRESH_MS = const(100)  # the app's fastest refresh (App.REFRESH_MS): both frames must fit in it
+I2C_HZ = const(400_000)  # tools/build_firmware.py refuses a rate i2crate.check refuses
 OLED_ADDR = const(0x3C)  # both panels; one per bus
+GLASS_ADDR = const(0x38)  # the battery board's PCF85176s: 0x38 and 0x39, both on I2C0
 RESEND_MS = const(5000)
 RETRY_MS = const(3000)
 
@@ -164,6 +174,16 @@ MAINT_MS = const(600_000)  # after Ctrl-C, the REPL keeps the watchdog fed this 
 STATE_DIR = "/state"  # the journal's folder
 
 BATTERY_MS = const(2000)
+BATTERY_ON_CELLS_MS = const(60_000)  # the battery board reads its cells once a minute (#22)
+VBUS_SENSE = const(24)  # the Pico's VBUS detect: high while USB powers the clock
+# The battery board's own pins (hardware/battery-board.md) and figures.
+PWR_HOLD = const(10)  # high holds the TPS63900 on; low: the clock switches itself off
+AMP_PWR = const(11)  # the amplifier's load switch
+BAT_MEAS = const(13)  # switches the cells' divider on for a reading
+MEAS_SETTLE_MS = const(300)  # the divider's 1 MOhm / 100 nF settles (5 time constants)
+OFF_MS = const(30 * 60_000)  # no host, not running, no input this long: off (the journal keeps it)
+CELLS_LOW_MV = const(2200)  # two alkaline cells near their end (1.1 V each; estimate)
+CELLS_OK_MV = const(2400)
 LOW_MV = const(3850)  # the cell's own volts: 15 h left in the worst case (hardware/power.md)
 OK_MV = const(4000)
 ADC_MV = const(2 * 3300)  # cell = 2 x ADC (a 100k/100k divider on GP26), full scale 3.3 V
@@ -182,22 +202,25 @@ KEYS = (
 _TILT = const(5)  # index of the tilt switch in the polled inputs
 
 
-def frame_us(hz):
-    """How long one 1,025-byte frame takes on an I2C bus clocked at ``hz``."""
-    return FRAME_BITS * 1_000_000 // hz
-
-
 def i2c_timeout_us(hz):
     """rp2's I2C time-out for a whole transfer (its default, 50 ms, is less
     than a frame at 100 kHz): twice a frame, so a slow ACK still fits, but a
-    hung bus gives up within one refresh or two. Refuses a rate at which the
-    two displays' frames do not fit in the refresh period (#17)."""
-    if 2 * frame_us(hz) > REFRESH_MS * 1000:
-        raise ValueError(
-            "I2C_HZ %d: two frames take %d ms, more than the %d ms refresh"
-            % (hz, 2 * frame_us(hz) // 1000, REFRESH_MS)
-        )
+    hung bus gives up within one refresh or two. Raises ValueError for a rate
+    at which the two displays' frames do not fit in the refresh period
+    (``i2crate.check``, #17); the board never asks for one (``i2c_rate``)."""
+    why = i2crate.check(hz)
+    if why:
+        raise ValueError(why)
     return 2 * frame_us(hz)
+
+
+def i2c_rate(hz):
+    """The rate the board runs its displays at, and why it is not ``hz`` ("" if
+    it is): a bad I2C_HZ falls back to SAFE_HZ, never stops the clock (#22: it
+    used to raise at boot, and the clock reset forever; ``make firmware``
+    refuses such a bundle first)."""
+    why = i2crate.check(hz)
+    return (i2crate.SAFE_HZ, why) if why else (hz, "")
 
 
 class Wake(io.IOBase):
@@ -235,11 +258,28 @@ def scale(buf, n, gain):
 class Board:
     NAME = "pico"
 
-    def __init__(self, voice_dir=VOICE_DIR):
+    def __init__(self, voice_dir=VOICE_DIR, i2c_hz=I2C_HZ, battery=False):
         self._app = None
         self.left_side = 0
         self.low_battery = False
         self.live_display = True
+        # #22: the battery board (docs/power.md): segment glasses on PCF85176
+        # drivers, no tenths, its cells read every BATTERY_ON_CELLS_MS, and its
+        # loop in machine.lightsleep while no USB host is there.
+        self.battery = battery
+        self.tenths = not battery  # the OLED board shows tenths under 20 s (App.next_redraw)
+        self._cells_ms = BATTERY_ON_CELLS_MS if battery else BATTERY_MS
+        self._tilt_upright = 1 if battery else 0  # TILT_UPRIGHT: the pin while the clock stands
+        self._low_mv = CELLS_LOW_MV if battery else LOW_MV
+        self._ok_mv = CELLS_OK_MV if battery else OK_MV
+        self.off = False  # the battery board let go of its supply (soft power off)
+        self._quiet_ms = 0  # the last instant of an input or a running clock
+        self._meas_at = -1  # battery board: when the switched divider has settled
+        if battery:
+            self._hold = Pin(PWR_HOLD, Pin.OUT, value=1)  # first: the key's press is brief
+            self._amp_pwr = Pin(AMP_PWR, Pin.OUT, value=0)
+            self._meas = Pin(BAT_MEAS, Pin.OUT, value=0)
+        self.lightsleeps = 0  # how often the loop slept in lightsleep
         self.stopped = False
         self.in_arg = 0
         self.in_t = 0
@@ -252,6 +292,8 @@ class Board:
         self._mono = Monotonic(self._tick, ticks_diff)
         self._ref_ms = 0
         self._ref_raw = self._read
+        self._given = 0  # the last ``now`` given out
+        self._hidden_t = 0  # see ``_hidden``
         self._flag = Wake()  # set by every interrupt that has news for the loop
         self._sleep = select.poll()  # the loop sleeps here: the flag, or bytes from the host
         self._sleep.register(self._flag, select.POLLIN)
@@ -296,6 +338,9 @@ class Board:
         self._wake_cb = self._irq_wake
         for p in self._polled:
             p.irq(self._wake_cb, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
+        if battery:  # the pin's own interrupt wakes a lightsleep; the PIO still stamps
+            for p in self._levers:
+                p.irq(self._wake_cb, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
         self._level = [self._polled[j].value() for j in range(_TILT + 1)]
         self._since = [-1] * (_TILT + 1)
         self._kind = [0] * INPUTS
@@ -305,23 +350,43 @@ class Board:
         self._n = 0
 
         # Displays: 0 the left one.
-        timeout = i2c_timeout_us(I2C_HZ)
+        hz, self.i2c_refused = i2c_rate(i2c_hz)
+        timeout = i2c_timeout_us(hz)
         buses = (
-            I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=I2C_HZ, timeout=timeout),
-            I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=I2C_HZ, timeout=timeout),
+            I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=hz, timeout=timeout),
+            I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=hz, timeout=timeout),
         )
-        self._oled = (SSD1306(buses[0], OLED_ADDR, True), SSD1306(buses[1], OLED_ADDR, True))
-        self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)
-        self.fb = tuple(framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf)
+        if battery:
+            from qizhong import segface
+
+            from .pcf85176 import PCF85176
+
+            # both glasses on I2C0, by SA0 (hardware/battery-board.md)
+            self._oled: tuple = (PCF85176(buses[0], GLASS_ADDR), PCF85176(buses[0], GLASS_ADDR + 1))
+            self.fb_buf: tuple = (self._oled[0].ram, self._oled[1].ram)
+            ram = self.fb_buf
+            self.fb: tuple = (segface.SegText(ram[0], 0), segface.SegText(ram[1], 1))
+            self.faces = (segface.SegFace(self.fb_buf[0]), segface.SegFace(self.fb_buf[1]))
+            self._vbus = Pin(VBUS_SENSE, Pin.IN)  # high while a USB host powers the port
+        else:
+            self._oled = (
+                SSD1306(buses[0], OLED_ADDR, True),
+                SSD1306(buses[1], OLED_ADDR, True),
+            )
+            self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)
+            self.fb = tuple(
+                framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf
+            )
         self._sent = (bytearray(len(self._oled[0].buf)), bytearray(len(self._oled[1].buf)))
         self._sent_ms = [-RESEND_MS, -RESEND_MS]
         self._oled_ok = [False, False]
         self._retry_ms = [0, 0]
-        # Both panels' RES on one pin, held low (R26) until now: a brown-out that
-        # resets the Pico resets the panels too.
-        self._res = Pin(pins.OLED_RES, Pin.OUT, value=0)
-        sleep_ms(1)  # SSD1309: RES low at least 3 us
-        self._res.value(1)
+        if not battery:
+            # Both panels' RES on one pin, held low (R26) until now: a brown-out that
+            # resets the Pico resets the panels too.
+            self._res = Pin(pins.OLED_RES, Pin.OUT, value=0)
+            sleep_ms(1)  # SSD1309: RES low at least 3 us
+            self._res.value(1)
         for i in (0, 1):
             self._start_oled(i)
 
@@ -331,17 +396,9 @@ class Board:
         # Voice.
         self._voice_dir = voice_dir
         self._amp = Pin(pins.AMP_SD, Pin.OUT, value=0)
-        self._i2s = I2S(
-            0,
-            sck=Pin(pins.I2S_BCLK),
-            ws=Pin(pins.I2S_LRCLK),
-            sd=Pin(pins.I2S_DIN),
-            mode=I2S.TX,
-            bits=16,
-            format=I2S.MONO,
-            rate=RATE,
-            ibuf=IBUF,
-        )
+        self._i2s_pins = (Pin(pins.I2S_BCLK), Pin(pins.I2S_LRCLK), Pin(pins.I2S_DIN))
+        self._i2s = I2S(0, **self._i2s_config())
+        self._i2s_on = True
         self._abuf = bytearray(CHUNK)
         self._ibuf = bytearray(CHUNK // 4)  # IMA ADPCM: 4 bits a sample
         self._dec = adpcm.Decoder()
@@ -370,7 +427,11 @@ class Board:
         self._vsys = ADC(pins.VSYS_SENSE_ADC)
         self.vsys_mv = 0  # above the cell by the Pico's diode drop: USB powers the clock
         self._battery_ms = 0
-        self._battery()
+        if battery:  # the divider switched on; the first reading once it has settled
+            self._meas.value(1)
+            self._meas_at = MEAS_SETTLE_MS
+        else:
+            self._battery()
 
         self._gain = 256  # voice volume, /256
         self._serial = Serial()
@@ -391,7 +452,27 @@ class Board:
         ms = self._mono.now()
         self._ref_ms = ms
         self._ref_raw = self._read
+        # #26: a lever edge the bounce window hides may yet be a press at its
+        # own instant: time waits there until it settles, never going back.
+        if self._hidden() and self._hidden_t < ms:
+            ms = self._hidden_t if self._hidden_t > self._given else self._given
+        self._given = ms
         return ms
+
+    def _hidden(self):
+        """True if a lever edge its bounce window hid is still on the pin (it
+        becomes an edge once the window has passed); ``_hidden_t`` is then
+        the earliest such instant, in the loop's ms."""
+        found = False
+        for i in (0, 1):
+            if 1 - self._levers[i].value() != self._down[i]:
+                hid = self._hid[i]
+                if ticks_diff(hid, self._last[i]) > 0:
+                    t = self._ref_ms + ticks_diff(hid, self._ref_raw)
+                    if not found or t < self._hidden_t:
+                        self._hidden_t = t
+                    found = True
+        return found
 
     def wait(self, deadline):
         """Sleep until ``deadline`` (-1: IDLE_MS), a lever edge, a key or tilt
@@ -402,14 +483,25 @@ class Board:
         is allocation-free), so the loop runs as a coroutine and allocates
         nothing here (#17)."""
         now = self.now()
-        limit = deadline if deadline >= 0 else now + IDLE_MS
-        b = self._battery_ms + BATTERY_MS
+        b = self._battery_ms + self._cells_ms
+        if self._meas_at >= 0:
+            b = self._meas_at
+        limit = deadline if deadline >= 0 else b if self.battery else now + IDLE_MS
         if b < limit:
             limit = b
+        if self.battery:  # soft power: off after OFF_MS quiet with no host
+            app = self._app
+            if self._r != self._w or self._n or app is None or app.clock.state == A.C.RUNNING:
+                self._quiet_ms = now
+            off = self._quiet_ms + OFF_MS
+            if now >= off and not self._vbus.value():
+                self.power_off()
+            elif off < limit:
+                limit = off
         while True:
             self._flag.state = 0  # cleared before looking: an edge from here on wakes the poll
             self._poll(now)
-            if self._n or self._r != self._w:
+            if (self._n or self._r != self._w) and not self._hidden():  # #26: held till settled
                 break
             got = self._serial.pump(self._app) if self._app is not None else 0
             if got > 0:
@@ -425,10 +517,43 @@ class Board:
                 self._sleep.modify(sys.stdin, 0 if blocked else select.POLLIN)
             if blocked and dt > Serial.RETRY_MS:
                 dt = Serial.RETRY_MS
-            for _ in self._sleep.ipoll(dt):
-                break
+            if self._deep(dt):
+                self.lightsleeps += 1
+                machine.lightsleep(dt)  # a lever edge, a key or the timer wakes it (docs/power.md)
+            else:
+                for _ in self._sleep.ipoll(dt):
+                    break
             now = self.now()
         return asyncio.sleep_ms(0)
+
+    def power_off(self):
+        """The battery board switches itself off: the journal committed, the
+        glasses blanked, then PWR_HOLD let go, and the supply with it (a key
+        switches it on again; the journal brings the game back, paused).
+        With USB the supply stays on whatever this does."""
+        if self._app is not None:
+            self._app.commit()
+        for g in self._oled:
+            try:
+                g.power(False)
+            except OSError:
+                pass
+        self.off = True
+        self._hold.value(0)
+
+    def _deep(self, dt):
+        """The battery board sleeps in machine.lightsleep, not in WFE, when no
+        USB host is there (its bytes could not wake it), nothing plays (the
+        I2S needs its clocks), nothing settles (keys, tilt, a bounce window:
+        polled every POLL_MS) and the sleep is worth a clock restart."""
+        return (
+            self.battery
+            and dt > POLL_MS
+            and not self._playing
+            and not self._amp_off_due
+            and not self._vbus.value()
+            and not self._settling()
+        )
 
     def _settling(self):
         """True while something needs polling: a key or the tilt switch
@@ -452,11 +577,15 @@ class Board:
         state = disable_irq()
         self._mono.rebase(d)
         self._ref_ms -= d
+        self._given -= d
         enable_irq(state)
         for j in range(_TILT + 1):
             if self._since[j] >= 0:
                 self._since[j] = max(0, self._since[j] - d)
         self._battery_ms -= d
+        self._quiet_ms -= d
+        if self._meas_at >= 0:
+            self._meas_at = max(0, self._meas_at - d)
         for i in (0, 1):
             self._sent_ms[i] -= d
             self._retry_ms[i] -= d
@@ -500,6 +629,16 @@ class Board:
         if nw == self._r:  # the loop is far behind: this edge is lost, the state follows the pin
             self.lost += 1
             return
+        # In stamp order: an edge the bounce window hid (settled by the loop,
+        # the IRQ off) is accepted after later ones of the other lever (#26).
+        while w != self._r:
+            j = (w - 1) % RING
+            if ticks_diff(self._et[j], raw) <= 0:
+                break
+            self._ek[w] = self._ek[j]
+            self._el[w] = self._el[j]
+            self._et[w] = self._et[j]
+            w = j
         self._ek[w] = A.IN_LEVER_DOWN if down else A.IN_LEVER_UP
         self._el[w] = i
         self._et[w] = raw
@@ -508,11 +647,19 @@ class Board:
 
     # -- inputs ------------------------------------------------------------------
 
+    def pending(self):
+        """True when a lever edge (or a key, the tilt) waits for the loop: the
+        app then sends no further frame before it has taken it (#22: a frame
+        blocks the loop 23 ms, and the press's event would wait behind it)."""
+        return self._r != self._w or self._n > 0
+
     def pop_input(self):
         r = self._r
+        held = self._hidden()  # nothing after a hidden lever edge until it settles (#26)
         if r != self._w:
             d = ticks_diff(self._et[r], self._ref_raw)
-            if d <= 0:  # stamped at or before the loop's reading
+            # stamped at or before the loop's reading (and the hidden edge)
+            if d <= 0 and not (held and self._ref_ms + d > self._hidden_t):
                 t = self._ref_ms + d
                 if self._n and self._t[self._head] < t:
                     return self._pop_polled()
@@ -521,7 +668,7 @@ class Board:
                 kind = self._ek[r]
                 self._r = (r + 1) % RING
                 return kind
-        if self._n:
+        if self._n and not (held and self._t[self._head] > self._hidden_t):
             return self._pop_polled()
         return 0
 
@@ -561,11 +708,22 @@ class Board:
         for j in range(_TILT):  # keys: pressed pulls low
             if self._settle(j, now, KEY_MS) and not self._level[j]:
                 self._push(A.IN_KEY, KEYS[j][1], now)
-        if self._settle(_TILT, now, TILT_MS) and self._level[_TILT]:  # open: knocked over
+        # OLED board: the switch opens when the clock falls (pin high); battery
+        # board: it closes (pin low), so it draws nothing while the clock stands.
+        if self._settle(_TILT, now, TILT_MS) and self._level[_TILT] != self._tilt_upright:
             self._push(A.IN_TILT, 0, now)
-        if now - self._battery_ms >= BATTERY_MS:
+        if self._meas_at >= 0:
+            if now >= self._meas_at:  # the divider has settled: read, and switch it off
+                self._meas_at = -1
+                self._battery()
+                self._meas.value(0)
+        elif now - self._battery_ms >= self._cells_ms:
             self._battery_ms = now
-            self._battery()
+            if self.battery:  # switch the divider on; read once it has settled
+                self._meas.value(1)
+                self._meas_at = now + MEAS_SETTLE_MS
+            else:
+                self._battery()
         if self._amp_off_due and ticks_diff(self._ticks(), self._amp_raw) >= AMP_HOLD_MS:
             self._schedule(self._amp_off_cb)
 
@@ -594,9 +752,9 @@ class Board:
         self.battery_mv = mv
         self.vsys_mv = self._vsys.read_u16() * VSYS_MV // 65535
         low = self.low_battery
-        if mv < LOW_MV:
+        if mv < self._low_mv:
             low = True
-        elif mv > OK_MV:
+        elif mv > self._ok_mv:
             low = False
         if low != self.low_battery:
             self.low_battery = low
@@ -625,10 +783,15 @@ class Board:
             return
         oled = self._oled[i]
         sent = self._sent[i]
-        if oled.buf == sent and now - self._sent_ms[i] < RESEND_MS:
+        whole = now - self._sent_ms[i] >= RESEND_MS
+        if oled.buf == sent and not whole:
             return
         try:
-            oled.show()
+            if whole or self.battery:  # a glass is 24 bytes: always whole
+                oled.show()
+            else:  # #22: only the pages that changed
+                oled.changed(sent)
+                oled.show_pages(oled.first, oled.last)
         except OSError:
             self._oled_ok[i] = False
             self._retry_ms[i] = now + RETRY_MS
@@ -692,9 +855,20 @@ class Board:
     def _i2s_done(self, _):
         self._pump()
 
+    def _i2s_config(self):
+        sck, ws, sd = self._i2s_pins
+        return dict(
+            sck=sck, ws=ws, sd=sd, mode=I2S.TX, bits=16, format=I2S.MONO, rate=RATE, ibuf=IBUF
+        )
+
     def _amp_off(self, _):
         if self._amp_off_due and not self._playing:
             self._amp.value(0)
+            if self.battery:
+                self._amp_pwr.value(0)  # the load switch: the amplifier draws nothing
+            if self._i2s_on:  # #22: the ring has played out; no DMA interrupt while silent
+                self._i2s.deinit()
+                self._i2s_on = False
         self._amp_off_due = False
 
     def _pump(self):
@@ -751,6 +925,12 @@ class Board:
             if not self._playing:
                 self._playing = True
                 self._amp_off_due = False
+                if not self._i2s_on:  # stopped while silent: its ring comes back (4 KB)
+                    self._i2s.init(**self._i2s_config())
+                    self._i2s.irq(self._i2s_done)
+                    self._i2s_on = True
+                if self.battery:
+                    self._amp_pwr.value(1)
                 self._amp.value(1)
             return True
         return False

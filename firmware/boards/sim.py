@@ -1,29 +1,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The simulated board: the firmware on MicroPython's unix port.
+"""The simulated board: the firmware on MicroPython's unix port (docs/sim.md).
 
-Serial is stdin/stdout (the host puts a pty there, so pyserial sees the same
-bytes as over USB). The physical world is a TCP connection to the host's
-simulator on 127.0.0.1 (QIZHONG_WORLD=port), one text line per message:
+Serial is stdin/stdout (a pty: pyserial sees the bytes of USB). The world is
+a TCP line protocol with the host's simulator on 127.0.0.1 (QIZHONG_WORLD):
 
-  host -> board   at T | lever L down T | lever L up T | key NAME T | tilt T
-                  frame | quit | cut N
-  board -> host   hello sim 1 | idle T D | beep T 0|1 | cue T ID | fb I HEX T [TEXT...]
-                  | volume T V | voice T LANG
+  host -> board   at T | lever L down|up T | key NAME T | tilt T | frame
+                  | quit | cut N | sync | power
+  board -> host   hello sim 1 | idle T D N | wake T D N | sync N | beep T 0|1
+                  | cue T ID | fb I HEX T [X,Y,HEX...] | volume T V | voice T LANG
+                  | power WAKES SLEPT_MS FRAMES BUS_BYTES FLASH | slept T MS
 
-``fb`` carries a display's pixels, then each text the firmware drew on it
-since its last fill, as ``X,Y,HEX`` (the UTF-8 text in hex): the terminal
-clock prints the status line, the setup menu and the pairing code as text.
-
-In virtual time (QIZHONG_TIME=virtual, the default) the host owns the clock:
-``at T`` moves it to T, and the board answers ``idle T D`` (D: the next
-deadline, -1 for none) once everything due by T has happened. In real time
-the board reads ticks_ms and the host's lines arrive when they arrive.
-
-Flash (#8, docs/journal.md): QIZHONG_FLASH=path is a littlefs image
-(boards/flashfile.py, created blank and formatted if missing) mounted at
-/flash; the journal keeps the clock's state in /flash/state. ``cut N`` puts
-a power cut N bytes of flash writes ahead: the write there is torn and the
-process kills itself. Without QIZHONG_FLASH there is no journal.
+Virtual time (QIZHONG_TIME=virtual): ``at T`` moves the clock; ``idle T D
+N`` (D: next deadline; N: requests taken) answers each line. Host bytes wake
+the loop as USB bytes wake the Pico's (#20): ``wake T D N``; ``sync`` gets
+``sync N`` without a wake. QIZHONG_FLASH: the journal's littlefs image (#8),
+``cut N`` tears a write N bytes ahead. QIZHONG_BOARD=battery: the battery
+board (#22, boards/simglass.py); ``power``: its energy record.
 """
 
 import asyncio
@@ -34,13 +26,17 @@ import time
 
 import framebuf
 
+from boards import simworld
 from boards.usb import Serial
 from qizhong import app as A
 from qizhong.lever import DOWN, UP, Lever
 from qizhong.monotonic import Monotonic
 
 INPUTS = 16  # input ring: edges stamped before the loop takes them
-T_MAX = (1 << 62) - 1  # a world line's T
+BOARDS = ("oled", "battery")  # QIZHONG_BOARD: the OLED board (default) or the battery board (#22)
+BATTERY_MS = 60000  # the battery board reads its cells this often (boards/pico.py)
+MEAS_SETTLE_MS = 300  # its divider switched on, then read this much later: two wakes a minute
+OLED_FRAME = 2 + 1024  # bytes on the bus for one OLED frame (address, 0x40, pixels)
 STAMP_MAX_AGE_MS = 10000  # real time: an edge older than this is stamped when read
 _TICKS_MASK = 0x3FFFFFFF  # real time: T is the sender's CLOCK_MONOTONIC ms modulo 2**30
 
@@ -63,9 +59,20 @@ class Frame(framebuf.FrameBuffer):
 
 class Board:
     NAME = "sim"
+    # set by simworld.power_init (#22: the board, the energy record)
+    variant: str
+    wakes: int
+    slept_ms: int
+    frames_sent: int
+    bus_bytes: int
+    tenths: bool
+    _battery_at: int
+    _measuring: bool
+    _log_sleeps: bool
 
     def __init__(self):
         self.virtual = (os.getenv("QIZHONG_TIME") or "virtual") == "virtual"
+        simworld.power_init(self, BOARDS, MEAS_SETTLE_MS)
         self.board_id = os.getenv("QIZHONG_ID") or "sim"
         # The simulated crystal runs this many ppm fast (+) or slow (-).
         self.skew_ppm = int(os.getenv("QIZHONG_SKEW_PPM") or "0")
@@ -78,7 +85,16 @@ class Board:
         self.live_display = disp == "live" or (not self.virtual and disp != "0")
         self.stopped = False
         self.fb_buf = (bytearray(1024), bytearray(1024))
-        self.fb = tuple(Frame(b) for b in self.fb_buf)
+        self._sent = (bytearray(1024), bytearray(1024))
+        self._sent_ok = [False, False]
+        self.fb: tuple = tuple(Frame(b) for b in self.fb_buf)
+        self._glass = self.fb  # the pictures sent to the host
+        self._simglass = None
+        if self.variant == "battery":  # #22: two segment glasses (boards/simglass.py)
+            from boards import simglass
+
+            self._simglass = simglass
+            simglass.setup(self)
         self.levers = (Lever(), Lever())
         self._kind = [0] * INPUTS
         self._arg = [0] * INPUTS
@@ -96,9 +112,16 @@ class Board:
         self._true = 0  # virtual time: the host's last "at"
         self._last_stamp = 0  # real time: the last input's stamp
         self._base = 0  # board ms + _base = the host's ms (App.rebase moves the origin)
+        self._given = 0  # the last ``now`` given out
         self._want_frame = False
         self._app = None
+        self._wake = asyncio.Event()  # a world line or host bytes: the loop runs a pass
+        self._reader = None  # the task reading world lines
+        self._owed = 1  # virtual time: idle lines owed to the host (one after hello)
         self._serial = Serial()
+        self._connect()
+
+    def _connect(self):
         port = int(os.getenv("QIZHONG_WORLD") or "0")
         self._sock = socket.socket()
         self._sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
@@ -129,7 +152,14 @@ class Board:
     # -- time --------------------------------------------------------------------
 
     def now(self):
-        return self._now if self.virtual else self._mono.now()
+        t = self._now if self.virtual else self._mono.now()
+        # A lever edge the bounce window hides may yet be a press at its own
+        # instant: time waits there until it settles (#26), never going back.
+        for lv in self.levers:
+            if lv.settle_at() >= 0 and lv.raw_t < t:
+                t = lv.raw_t if lv.raw_t > self._given else self._given
+        self._given = t
+        return t
 
     def _crystal(self):
         return self._ticks
@@ -155,27 +185,66 @@ class Board:
                 self._push(A.IN_LEVER_UP, i, lv.t)
 
     async def wait(self, deadline):
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read_world())
         for lv in self.levers:  # a lever to settle is a deadline too
             d = lv.settle_at()
             if d >= 0 and (deadline < 0 or d < deadline):
                 deadline = d
+        if self.variant == "battery":  # its own wakes: the cells' divider on, then the reading
+            now = self.now()
+            while self._battery_at <= now:
+                self._measuring = not self._measuring
+                on = MEAS_SETTLE_MS if self._measuring else BATTERY_MS - MEAS_SETTLE_MS
+                self._battery_at += on
+            if deadline < 0 or self._battery_at < deadline:
+                deadline = self._battery_at
         d = deadline + self._base if deadline >= 0 else -1  # in the host's time
-        if self._want_frame and self._app is not None:
+        app = self._app
+        drew = self._want_frame and app is not None
+        if drew and app is not None:
             self._want_frame = False
-            self._app.draw(self.now())
-            self._tell("idle %d %d" % (self._true if self.virtual else self.now() + self._base, d))
-        elif self.virtual:
-            self._tell("idle %d %d" % (self._true, d))
+            app.draw(self.now())
+        asleep = self.now()
         if self.virtual:
-            line = await self._world.readline()
+            self._tell(
+                "%s %d %d %d" % ("idle" if self._owed else "wake", self._true, d, self._requests())
+            )
+            self._owed = 0
+            await self._wake.wait()
         else:
+            if drew:
+                self._tell("idle %d %d" % (self.now() + self._base, d))
             timeout = deadline - self.now() if deadline >= 0 else 1000
-            try:
-                line = await asyncio.wait_for_ms(self._world.readline(), max(timeout, 0))
-            except asyncio.TimeoutError:
-                self._settle(self._mono.now())
-                return
-        self._world_line(line)
+            if not self._wake.is_set():
+                try:
+                    await asyncio.wait_for_ms(self._wake.wait(), max(timeout, 0))
+                except asyncio.TimeoutError:
+                    pass
+            self._settle(self._mono.now())
+        self._wake.clear()
+        self.wakes += 1
+        slept = self.now() - asleep
+        self.slept_ms += slept
+        if self._log_sleeps:  # every wake, with the sleep before it
+            self._tell("slept %d %d" % (self.now() + self._base, slept))
+
+    async def _read_world(self):
+        # Each world line is taken as it comes and wakes the loop (#20).
+        while not self.stopped:
+            line = await self._world.readline()
+            if line.strip() == b"sync":
+                self._tell("sync %d" % self._requests())
+                continue
+            if line.strip() == b"power":  # the energy record (#22), without waking the loop
+                self._tell(simworld.power_line(self))
+                continue
+            self._world_line(line)
+            self._owed += 1
+            self._wake.set()
+
+    def _requests(self):
+        return self._app.requests if self._app is not None else 0
 
     def _world_line(self, line):
         try:
@@ -191,41 +260,17 @@ class Board:
             self._tell("err world %s: %s" % (e, " ".join(words)[:60]))
 
     def _world_do(self, words):
-        op = words[0]
-        n = len(words)
+        op, arg, t = simworld.parse(words, A.KEY_NAMES)
         if op == "quit" or op == "frame":
-            _arity(n, 1, op)
-            if op == "quit":
-                self.stopped = True
-            else:
-                self._want_frame = True
+            self.stopped = self.stopped or op == "quit"
+            self._want_frame = self._want_frame or op == "frame"
             return
-        if op == "cut":  # a power cut inside a flash write, N bytes ahead (#8)
-            _arity(n, 2, "cut N")
-            nbytes = _int(words[1], 0, 1 << 30, "cut N")
+        if op == "cut":
             if self.flash is None:
                 self._tell("err cut: no flash (QIZHONG_FLASH)")
             else:
-                self.flash.cut_after(nbytes, self._power_off)
+                self.flash.cut_after(arg, self._power_off)
             return
-        lever = key = 0
-        if op == "lever":
-            _arity(n, 4, "lever L down|up T")
-            lever = _int(words[1], 0, 1, "lever L")
-            if words[2] not in ("down", "up"):
-                raise ValueError("lever L down|up T")
-        elif op == "key":
-            _arity(n, 3, "key NAME T")
-            if words[1] not in A.KEY_NAMES[1:]:
-                raise ValueError("no key %s" % words[1][:16])
-            key = A.KEY_NAMES.index(words[1])
-        elif op == "at" or op == "tilt":
-            _arity(n, 2, op + " T")
-        else:
-            raise ValueError("unknown")
-        # T: virtual time, 0 .. 2**62 - 1 ms (a small int on the 64-bit unix port);
-        # real time: 0 (when read) or the sender's CLOCK_MONOTONIC ms mod 2**30 at the edge.
-        t = _int(words[-1], 0, T_MAX, "T")
         if self.virtual:
             if t < self._true:
                 self._tell("err time runs forward: %d < %d" % (t, self._true))
@@ -236,44 +281,26 @@ class Board:
             t = self._stamp(t)
         self._settle(t)
         if op == "lever":
-            edge = self.levers[lever].edge(words[2] == "down", t)
-            if edge == DOWN:
-                self._push(A.IN_LEVER_DOWN, lever, t)
-            elif edge == UP:
-                self._push(A.IN_LEVER_UP, lever, t)
+            edge = self.levers[arg >> 1].edge(arg & 1 == 1, t)
+            if edge:
+                self._push(A.IN_LEVER_DOWN if edge == DOWN else A.IN_LEVER_UP, arg >> 1, t)
         elif op == "key":
-            self._push(A.IN_KEY, key, t)
+            self._push(A.IN_KEY, arg, t)
         elif op == "tilt":
             self._push(A.IN_TILT, 0, t)
 
     def _stamp(self, sent):
-        """Real time: the board's ms for an edge the harness sent at its
-        CLOCK_MONOTONIC ms ``sent`` (mod 2**30; 0: now), as the Pico's IRQ stamps an
-        edge when it happens, not when the loop reads it (#12). The unix
-        port's ticks_ms is CLOCK_MONOTONIC ms too. Never after now, never
-        before the last stamp nor before the instant the clock was last
-        brought up to (as on the Pico, where the loop takes an edge in the
-        pass after the one it happened in)."""
-        now = self._mono.now()
-        if sent:
-            age = (time.ticks_ms() - sent) & _TICKS_MASK
-            if age < STAMP_MAX_AGE_MS:
-                now -= age
-        floor = self._last_stamp
-        if self._app is not None and self._app.clock.now > floor:
-            floor = self._app.clock.now
-        if now < floor:
-            now = floor
-        self._last_stamp = now
-        return now
+        return simworld.stamp(self, sent, STAMP_MAX_AGE_MS, _TICKS_MASK)
 
     def rebase(self, d):
-        """The time origin moved ``d`` ms later (App.rebase). The host keeps
-        its own time: what goes to it is reported in host time (``_base``)."""
+        # The time origin moved d ms later (App.rebase). The host keeps its
+        # own time: what goes to it is reported in host time (_base).
         self._mono.rebase(d)
         self._last_stamp -= d
         self._now -= d
+        self._battery_at -= d
         self._base += d
+        self._given -= d
         for lv in self.levers:
             lv.rebase(d)
         for k in range(INPUTS):
@@ -284,7 +311,18 @@ class Board:
     def _push(self, kind, arg, t):
         if self._n == INPUTS:
             return  # a flood: the oldest inputs stay, as a real FIFO would
+        # In stamp order: an edge the bounce window hid comes after later ones.
         i = (self._head + self._n) % INPUTS
+        k = self._n
+        while k:
+            j = (i - 1) % INPUTS
+            if self._t[j] <= t:
+                break
+            self._kind[i] = self._kind[j]
+            self._arg[i] = self._arg[j]
+            self._t[i] = self._t[j]
+            i = j
+            k -= 1
         self._kind[i] = kind
         self._arg[i] = arg
         self._t[i] = t
@@ -294,6 +332,9 @@ class Board:
         if not self._n:
             return 0
         i = self._head
+        for lv in self.levers:  # a hidden edge before it is settled first (#26)
+            if lv.settle_at() >= 0 and lv.raw_t < self._t[i]:
+                return 0
         self._head = (i + 1) % INPUTS
         self._n -= 1
         self.in_arg = self._arg[i]
@@ -315,12 +356,16 @@ class Board:
         self._tell("cue %d %d" % (t + self._base, cue))
 
     def show(self, i):
-        self._tell(
-            " ".join(
-                ["fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)]
-                + self.fb[i].texts
-            )
-        )
+        glass = self._simglass is not None
+        src = self.ram[i] if glass else self.fb_buf[i]  # type: ignore[attr-defined]
+        if not self._sent_ok[i] or self._sent[i][: len(src)] != src:  # what the Pico sends
+            self._sent[i][: len(src)] = src
+            self._sent_ok[i] = True
+            self.frames_sent += 1
+            self.bus_bytes += self._simglass.FRAME if glass else OLED_FRAME  # type: ignore
+        texts = self._simglass.texts(self, i) if glass else self.fb[i].texts  # type: ignore[union-attr]
+        fb = "fb %d %s %d" % (i, self.fb_buf[i].hex(), self.now() + self._base)
+        self._tell(" ".join([fb] + texts))
 
     # -- serial ------------------------------------------------------------------
 
@@ -329,11 +374,9 @@ class Board:
         self._serial.start(app, self._serial_done)
 
     def _serial_done(self):
-        # A command changed the clock: draw it now, as the Pico's loop, woken
-        # by the command, would (the loop here may be waiting on the world).
-        app = self._app
-        if app is not None and self.live_display and app.drawn < 0:
-            app.draw(self.now())
+        # Host bytes wake the loop, as USB bytes wake the Pico's (#20): it
+        # steps, draws what changed and waits for the deadline the request left.
+        self._wake.set()
 
     def write_n(self, buf, n):
         return self._serial.write_n(buf, n)
@@ -356,10 +399,10 @@ class Board:
     # -- power (#8) --------------------------------------------------------------
 
     def feed(self):
-        """No watchdog here: the host's Sim.power_cut is the simulated reset."""
+        pass  # no watchdog here: the host's Sim.power_cut is the simulated reset
 
     def keep_alive(self):
-        """After Ctrl-C (pico.py keeps its watchdog fed); nothing to do here."""
+        pass  # after Ctrl-C (pico.py keeps its watchdog fed); nothing to do here
 
     def flash_stats(self):
         return self.flash.stats() if self.flash is not None else "none"
@@ -376,16 +419,3 @@ class Board:
 
 def _diff(a, b):
     return a - b
-
-
-def _arity(n, want, usage):
-    if n != want:
-        raise ValueError(usage)
-
-
-def _int(word, lo, hi, what):
-    """A world line's number: ASCII digits (and ``-``) in lo..hi, else ValueError."""
-    d = word[1:] if word[:1] == "-" else word
-    if not d or len(d) > 19 or not d.isdigit() or not lo <= int(word) <= hi:
-        raise ValueError("%s is %d..%d" % (what, lo, hi))
-    return int(word)

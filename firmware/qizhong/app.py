@@ -75,10 +75,13 @@ class App:
     def __init__(self, board, tc):
         self.board = board
         self.clock = C.Clock(tc, board.left_side)
-        self.faces = (Face(board.fb[0]), Face(board.fb[1]))
+        # #22: a board may bring its own faces (the battery board's segment glass)
+        self.faces = getattr(board, "faces", None) or (Face(board.fb[0]), Face(board.fb[1]))
         self.beep_until = -1
         self.drawn = -1  # when the displays were last drawn; -1: a change waits to be drawn
         self.redraw_at = -1  # when the faces change by themselves next (-1: not by themselves)
+        self.tenths = getattr(board, "tenths", True)  # #22: False on the battery board
+        self.pending = getattr(board, "pending", None)  # #22: an input waits (boards/__init__)
         self.menu = MENU_OFF
         self.menu_i = 0  # index into MENU_PRESETS
         self.menu_tc = tc
@@ -93,6 +96,7 @@ class App:
         self.change_body = ""  # the last change and its reply: retried after a query
         self.change_reply = b""
         self.unsent = b""  # a reply the link could not take yet
+        self.requests = 0  # frames taken from the host (the simulator's wake lines carry it)
         # #8: the arbiter's key and counter (persist: auth.save/load/on_change)
         self.auth = auth.Guard(board.board_id)
         self.volume = 10
@@ -112,8 +116,8 @@ class App:
         b.start_serial(self)
         while not b.stopped:
             now = b.now()
-            if now >= self.REBASE_MS:  # #12: keep every time a small int, for any uptime
-                self.rebase(now - self.KEEP_MS)
+            while now >= self.REBASE_MS:  # #12: keep every time a small int, for any uptime
+                self.rebase(self.REBASE_MS - self.KEEP_MS)  # always this step: hosts add it back
                 now = b.now()
             self.step(now)
             b.feed()  # the watchdog: only after a whole pass (a stuck or starved loop resets)
@@ -124,10 +128,11 @@ class App:
         count, the clock, the journal, the pairing step, the app's own
         instants. MicroPython's small ints end at 2**30 on the Pico (12.4
         days of ms); past that every sum allocates. So when ``now`` reaches
-        REBASE_MS (6.2 days) the loop moves the origin to KEEP_MS before now,
+        REBASE_MS (6.2 days) the loop moves the origin by REBASE_MS - KEEP_MS,
         in any state: durations, and every side's time, are unchanged. The
         host sees the clock's ms (event T, ``status t=``, ``time``) fall by
-        ``d`` (docs/protocol.md). -1 (none) stays -1."""
+        ``d``, always that step, so that it can add it back (docs/protocol.md).
+        -1 (none) stays -1."""
         self.board.rebase(d)
         self.clock.rebase(d)
         self.auth.rebase(d)
@@ -186,9 +191,10 @@ class App:
         if self.menu or c.state != C.RUNNING or c.run < 0:
             return -1
         ms = c.left(c.run, now)
-        if ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE:
+        fast = ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE
+        if fast and self.tenths:
             return now + self.REFRESH_MS
-        return now + ms % 1000 + 1
+        return now + ms % 1000 + 1  # #22: a board without tenths wakes once a second
 
     def draw(self, now):
         b = self.board
@@ -208,6 +214,8 @@ class App:
             self.redraw_at = self.auth.deadline()  # the code goes off by itself
             return
         for i in (0, 1):  # display 0 is the left one
+            if i and self.pending is not None and self.pending():
+                return  # #22: a press came during the first frame: its event goes out first
             self.faces[i].draw(c, c.side_of_lever(i), now, b.low_battery)
             b.show(i)
         self.drawn = now
@@ -414,6 +422,7 @@ class App:
         """One byte from the host. Complete frames are executed and answered."""
         r = self.dec.push(b)
         if r == P.FRAME:
+            self.requests += 1
             try:
                 out = self.request(self.dec.body())
             except Exception as e:  # a firmware bug: the host still gets its answer, the link lives

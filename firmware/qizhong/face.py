@@ -215,8 +215,8 @@ class Face:
                 TEXT_Y,
                 c,
             )
-        if s.recorded and not s.flagged:
-            self.icon(REC_ICON, REC_X, c)
+        if (s.recorded or clock.sides[1 - side].recorded) and not s.flagged:
+            self.icon(REC_ICON, REC_X, c)  # TC-9: once either crossed, neither need record
         if low_battery:
             self.icon(BAT_ICON, BAT_X, c)
 

@@ -6,6 +6,8 @@ nothing) and from the simulated board with the harness's edges. An edge
 inside the bounce window is not lost: ``edge`` remembers the raw level, and
 once the window has passed the board calls ``settle``, which reports the
 change the window hid (a release 10 ms after a press), stamped at its edge.
+Until then the board's time waits at that edge and the other lever's later
+edges wait behind it, so a hidden press is charged at its own instant (#26).
 """
 
 try:

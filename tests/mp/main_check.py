@@ -133,7 +133,9 @@ class FakeBoard:
             self.stopped = True
 
     async def wait(self, deadline):
-        pass
+        LOG.append(("wait",))
+        if self.MODE[0] == "crash-in-loop" and sum(1 for e in LOG if e[0] == "wait") == 3:
+            raise ValueError("a bug in the third pass")
 
 
 class FakePico:
@@ -212,7 +214,14 @@ for mode in ("crash", "ctrl-c", "crash-at-build"):
     check(mode + ": Ctrl-C stays off", "kbd" not in log)
 
 out, log = boot({}, "crash")
-check("the loop ran and fed the watchdog before the crash", log[:2] == ["board", "serial"])
+check("a crash before the loop: reset, the watchdog never fed", out == "reset"
+      and log[:2] == ["board", "serial"] and "feed" not in log)  # fmt: skip
+
+# #26: the watchdog is fed after every whole pass of the loop, and only then.
+out, log = boot({}, "crash-in-loop")
+passes = log[log.index("serial") + 1 : -1]
+check("the loop fed the watchdog after each pass, then the crash reset it",
+      out == "reset" and passes == ["feed", "wait"] * 3 and log[-1] == "reset")  # fmt: skip
 
 print("main: %d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -95,12 +95,19 @@ PWMS = {}
 I2SS = {}
 ADCS = {}
 FAIL_I2C = set()  # bus ids whose writes raise OSError (no display)
+SLEEPS = []  # lightsleep(ms) calls; each moves the fake time on by ms
+
+
+def lightsleep(ms=0):
+    SLEEPS.append(ms)
+    CLOCK[0] += ms
 
 
 def reset():
     for d in (PINS, I2CS, PWMS, I2SS, ADCS):
         d.clear()
     FAIL_I2C.clear()
+    del SLEEPS[:]
     del PENDING[:]
     del RUNS[:]
     MASKED[0] = 0
@@ -206,12 +213,25 @@ class I2S:
         self.record = True  # False: count the writes only (no copy: allocation checks)
         self.count = 0
         self.pending = False
+        self.active = True  # False after deinit: no DMA, no interrupt
+        self.inits = 1
         I2SS[id] = self
+
+    def init(self, **kw):
+        self.kw = kw
+        self.active = True
+        self.inits += 1
+
+    def deinit(self):
+        self.active = False
+        self.pending = False
+        self.handler = None
 
     def irq(self, handler):
         self.handler = handler
 
     def write(self, buf):
+        assert self.active, "write to a deinitialised I2S"
         if self.record:
             self.writes.append(bytes(buf))
         self.count += 1
@@ -358,12 +378,12 @@ def fake_ticks():
     return T[0] & MASK
 
 
-def make(t0=1000, ticks=fake_ticks):
+def make(t0=1000, ticks=fake_ticks, **kw):
     machine.reset()
     rp2.reset()
     T[0] = t0
     pico.ticks_ms = ticks
-    return pico.Board(VOICE)
+    return pico.Board(VOICE, **kw)
 
 
 LEVER_PINS = (pins.LEVER_LEFT, pins.LEVER_RIGHT)
@@ -496,6 +516,29 @@ def check_release_and_bounce_window():
     at(b, 1200)
     got = pops(b)
     assert got == [(DOWN, 0, 0), (UP, 0, 150), (DOWN, 0, 171)], got
+
+
+def check_a_hidden_press_is_stamped_at_its_own_edge():
+    # #26: Left lets go and presses again 14 ms later (hidden by its window);
+    # Right lets go 4 ms after that, before the window ends. Time waits at the
+    # hidden edge, Right's edge waits behind it, and the press comes first,
+    # at its own instant (not at Right's 2038).
+    b = make(1000)
+    edge(0, 0, 2000)
+    edge(1, 0, 2500)
+    at(b, 2600)
+    assert pops(b) == [(DOWN, 0, 1000), (DOWN, 1, 1500)]
+    edge(0, 1, 4020)
+    edge(0, 0, 4034)  # inside the release's window: hidden
+    edge(1, 1, 4038)
+    assert at(b, 4039) == 3034, "time ran past the hidden edge"
+    got = pops(b)
+    assert got == [(UP, 0, 3020)], got  # Right's release waits behind the hidden press
+    assert at(b, 4041) == 3034  # the window has passed, not yet settled
+    b._poll(3034)
+    assert at(b, 4042) == 3042
+    got = pops(b)
+    assert got == [(DOWN, 0, 3034), (UP, 1, 3038)], got
 
 
 def check_edge_after_reading_waits():
@@ -643,6 +686,59 @@ def check_tilt():
     b._poll(200)
     b._poll(240)
     assert b.pop_input() == 0
+    b._poll(250)
+    assert pops(b) == [(A.IN_TILT, 0, 250)]
+
+
+def check_the_battery_board_switches_itself_off_when_quiet():
+    # hardware/battery-board.md: off after OFF_MS paused or idle with no host,
+    # the journal committed first; never while the clock runs or USB is there.
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0, battery=True)
+    b._sleep = SleepInFakeTime()
+    b._serial._out = open("/dev/null", "wb")
+    app = App(b, tcspec.parse("3m"))
+    b.start_serial(app)
+    hold = machine.PINS[pico.PWR_HOLD]
+    vbus = machine.PINS[pico.VBUS_SENSE]
+    assert hold.value() == 1
+    vbus._v = 1  # on USB: never off
+    for _ in range(5):
+        app.step(b.now())
+        b.wait(app.deadline(b.now()))
+    T[0] = pico.OFF_MS + 60_000
+    app.step(b.now())
+    b.wait(app.deadline(b.now()))
+    assert hold.value() == 1 and not b.off, "on USB"
+    vbus._v = 0  # on the cells, idle since boot: off
+    b.wait(app.deadline(b.now()))
+    assert b.off and hold.value() == 0, "idle on the cells"
+    b = make(0, battery=True)  # running: never off
+    b._sleep = SleepInFakeTime()
+    b._serial._out = open("/dev/null", "wb")
+    app = App(b, tcspec.parse("100m"))
+    b.start_serial(app)
+    machine.PINS[pico.VBUS_SENSE]._v = 0
+    app.on_key(A.KEY_START, 0)
+    while T[0] < pico.OFF_MS + 120_000:
+        app.step(b.now())
+        b.wait(app.deadline(b.now()))
+    assert not b.off, "running"
+
+
+def check_the_battery_boards_tilt_closes_when_tipped():
+    # hardware/battery-board.md: open (no current) while the clock stands.
+    tilt_pin = pins.TILT
+    b = make(0, battery=True)
+    tilt = machine.PINS[tilt_pin]
+    tilt._v = 1  # upright: open, on the pull-up
+    b._poll(0)
+    b._poll(100)
+    assert b.pop_input() == 0
+    tilt._v = 0  # tipped: closed
+    b._poll(200)
     b._poll(250)
     assert pops(b) == [(A.IN_TILT, 0, 250)]
 
@@ -858,6 +954,13 @@ def check_amp_off_after_hold():
     b._poll(at(b, T[0]))
     run_scheduled()
     assert amp.value() == 0, "amplifier shut down"
+    i2s = machine.I2SS[0]
+    assert not i2s.active, "#22: the I2S DMA stopped while silent"
+    b.say(2, T[0])  # the next cue brings it back, and plays
+    run_scheduled()
+    assert i2s.active and i2s.inits == 2 and amp.value() == 1
+    drain_i2s(i2s)
+    assert b"".join(i2s.writes).endswith(pcm("n2") + bytes(1024))
 
 
 def check_wait_wakes_on_lever_and_deadline():
@@ -904,6 +1007,15 @@ def check_i2c_timeout_from_frame_and_rate():
             refused = "refresh" in str(e)
         assert refused, "I2C_HZ %d carries two frames in 100 ms?" % hz
     assert pico.i2c_timeout_us(1_000_000) < pico.i2c_timeout_us(400_000)
+
+
+def check_a_bad_i2c_rate_runs_at_the_safe_one():
+    # #22: a bad I2C_HZ used to raise at boot, and main.py reset the clock, forever.
+    b = make(i2c_hz=100_000)
+    assert "refresh" in b.i2c_refused, b.i2c_refused
+    for bus in (0, 1):
+        assert machine.I2CS[bus].freq == pico.i2crate.SAFE_HZ
+    assert make().i2c_refused == ""
 
 
 class MaskingFlash:
@@ -1067,6 +1179,136 @@ def check_a_serial_flood_cannot_starve_the_loop():
     assert c.left(0, T[0]) == 180000 - pressed, "charged late"
 
 
+def check_a_press_during_a_frame_goes_out_before_the_next_frame():
+    # #22: a frame blocks the loop ~23 ms; a press's event must not wait behind
+    # the second display's frame too. The press lands while display 0 is sent.
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")
+    app = App(b, tcspec.parse("3m+2s"))
+    b.start_serial(app)
+    app.on_key(A.KEY_START, 0)
+    app.step(b.now())  # both faces drawn: the clock runs
+    bus0, bus1 = machine.I2CS[0], machine.I2CS[1]
+    n1 = len(bus1.writes)
+    send = bus0.writeto
+
+    def press_while_sending(addr, buf, stop=True):
+        bus0.writeto = send
+        edge(0, 0, T[0])  # the left lever goes down during display 0's frame
+        return send(addr, buf, stop)
+
+    T[0] = 5000
+    bus0.writeto = press_while_sending
+    app.drawn = -1
+    app.draw(b.now())
+    assert len(bus1.writes) == n1, "display 1's frame went before the press was taken"
+    assert app.drawn < 0, "the faces are drawn again once the press is taken"
+    assert b.pending()
+    T[0] = 5001
+    app.step(b.now())  # the next pass: the press, its event, then both faces
+    assert app.clock.sides[0].moves == 1, app.clock.sides[0].moves
+    assert len(bus1.writes) > n1, "display 1 drawn in that pass"
+    assert not b.pending()
+
+
+def panel(writes):
+    """An SSD1306's RAM rebuilt from the bytes sent to it (window commands, data)."""
+    ram = bytearray(1024)
+    p0 = 0
+    for _, buf in writes:
+        if buf[0] == 0x00 and len(buf) == 7 and buf[1] == 0x21 and buf[4] == 0x22:
+            p0 = buf[5]
+        elif buf[0] == 0x40:
+            ram[128 * p0 : 128 * p0 + len(buf) - 1] = buf[1:]
+    return ram
+
+
+def check_a_changed_display_sends_only_its_changed_pages():
+    # #22: the second panel within 50 ms of a press: it sends only the pages
+    # that changed (its status row), and the panel ends up with the frame.
+    from qizhong import tcspec
+    from qizhong.app import App
+
+    b = make(0)
+    b._serial._out = open("/dev/null", "wb")
+    app = App(b, tcspec.parse("3m+2s"))
+    b.start_serial(app)
+    app.on_key(A.KEY_START, 0)
+    app.step(b.now())
+    bus1 = machine.I2CS[1]
+    n1 = len(bus1.writes)
+    edge(0, 0, 3000)  # Red moves: Black's clock starts, still at 3:00
+    app.step(b.now())
+    sent = [len(w) for _, w in bus1.writes[n1:] if w[0] == 0x40]
+    assert sent and max(sent) <= 1 + 2 * 128, sent  # a page or two, not 1,025 bytes
+    assert panel(bus1.writes) == bytes(b._oled[1].pixels)
+    assert panel(machine.I2CS[0].writes) == bytes(b._oled[0].pixels)
+
+
+def check_the_battery_board_sleeps_until_its_deadline():
+    # #22: on battery with no USB host the loop sleeps in lightsleep until the
+    # next deadline (no IDLE_MS wakes, the cells read once a minute); with a
+    # host (VBUS high) it waits in WFE, where USB bytes wake it.
+    from qizhong import segface, tcspec
+    from qizhong.app import App
+
+    b = make(0, battery=True)
+    b._sleep = SleepInFakeTime()
+    b._serial._out = open("/dev/null", "wb")
+    assert not b.tenths and len(b.faces) == 2
+    app = App(b, tcspec.parse("3m"))
+    b.start_serial(app)
+    app.step(b.now())  # idle: both glasses drawn
+    for addr in (0x38, 0x39):  # both glasses on I2C0 (hardware/battery-board.md)
+        w = [b for a, b in machine.I2CS[0].writes if a == addr][-1]
+        assert len(w) == 24 and segface.decode(w[4:])[3] == "3:00", w
+    machine.PINS[pico.VBUS_SENSE]._v = 0  # on battery
+    b.wait(app.deadline(b.now()))  # the first cell reading, once the divider has settled
+    app.step(b.now())
+    b.wait(app.deadline(b.now()))
+    assert machine.SLEEPS[0] == pico.MEAS_SETTLE_MS and machine.SLEEPS[1] >= 50_000, (
+        machine.SLEEPS  # no IDLE_MS wakes
+    )
+    app.on_key(A.KEY_START, T[0])
+    app.step(b.now())
+    b.wait(app.deadline(b.now()))  # 1 ms to the first turn: not worth a clock restart
+    app.step(b.now())
+    del machine.SLEEPS[:]
+    t0 = T[0]
+    d = app.deadline(b.now())
+    while T[0] < d:  # asleep to the digit's turn (and the cells' reading on the way)
+        b.wait(d)
+    assert sum(machine.SLEEPS) == d - t0 > 900 and len(machine.SLEEPS) <= 2, (machine.SLEEPS, d)
+    assert T[0] == d  # woke at the digit's turn, no sooner
+    machine.PINS[pico.VBUS_SENSE]._v = 1  # a host: the poll, where its bytes wake the loop
+    del machine.SLEEPS[:]
+    app.step(b.now())
+    b.wait(app.deadline(b.now()))
+    assert not machine.SLEEPS
+    assert b.lightsleeps >= 3
+    machine.PINS[pico.VBUS_SENSE]._v = 0
+    machine.I2CS[0].record = machine.I2CS[1].record = False
+    recording = machine.lightsleep
+
+    def sleep(ms):  # as the fake's, without keeping a list (that would allocate)
+        T[0] += ms
+
+    machine.lightsleep = sleep
+    micropython.heap_lock()  # the glasses drawn and sent, the lightsleeps: nothing allocated
+    try:
+        for _ in range(30):
+            now = b.now()
+            app.step(now)
+            b.wait(app.deadline(now))
+    finally:
+        micropython.heap_unlock()
+        machine.lightsleep = recording
+    assert b.lightsleeps > 20
+
+
 def check_running_loop_allocates_nothing():
     # #17: the app's loop on the Pico board (step, feed, wait with its polls,
     # the faces drawn and sent) plays a game under micropython.heap_lock.
@@ -1156,6 +1398,7 @@ CHECKS = [
     check_ticks_wraparound,
     check_irq_allocates_nothing,
     check_rebase_keeps_stamps,
+    check_a_hidden_press_is_stamped_at_its_own_edge,
     check_lever_idle_beyond_half_period,
     check_full_ring_drops_and_recovers,
     check_keys_debounced,
@@ -1173,7 +1416,13 @@ CHECKS = [
     check_amp_off_after_hold,
     check_wait_wakes_on_lever_and_deadline,
     check_i2c_timeout_from_frame_and_rate,
+    check_a_bad_i2c_rate_runs_at_the_safe_one,
     check_press_during_a_flash_erase_charged_at_its_edge,
+    check_a_press_during_a_frame_goes_out_before_the_next_frame,
+    check_a_changed_display_sends_only_its_changed_pages,
+    check_the_battery_board_sleeps_until_its_deadline,
+    check_the_battery_boards_tilt_closes_when_tipped,
+    check_the_battery_board_switches_itself_off_when_quiet,
     check_running_loop_allocates_nothing,
     check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,

@@ -262,9 +262,9 @@ class ChessSession(GameSession):
     # -- CH-1: illegal moves and presses without a move --------------------------------
 
     def _unpaired(self, press: Press) -> None:
-        # A press made while no console watched (a resumed console: ``late_upto``),
+        # A press made while no console watched (a resumed console: ``is_late``),
         # or behind one, waits for its move: nobody saw it (docs/arbiter.md).
-        if self.strict and press.seq > self.late_upto and not self._open:
+        if self.strict and not self.is_late(press.seq) and not self._open:
             self._illegal(press, "nomove")
         else:
             super()._unpaired(press)
@@ -424,6 +424,10 @@ class ChessSession(GameSession):
                                                             _minutes(self.penalty_ms)))  # fmt: skip
         self._say("rule", "%s: incorrect, play goes on" % what, "CH-4 9.5.3")
         self._give_penalty(opp, "CH-4 9.5.3")
+        # 9.1.2.3: a claim is also a draw offer, which the opponent may accept
+        self.offer_by = side
+        self._say("info", "the claim stands as %s's draw offer: accept or decline"
+                  % self.name(side), "9.1.2.3")  # fmt: skip
         if running:
             self._clock_call(self.clock.resume)
         if mv is not None:  # 9.5.3: the declared move must be made
@@ -444,6 +448,9 @@ class ChessSession(GameSession):
         self._check_playing()
         if self.offer_by < 0:
             raise ArbiterError("no draw offer stands")
+        if len(self.board.move_stack) < 2:  # the two sides move in turn
+            raise ArbiterError("a draw by agreement needs at least one move by each player "
+                               "(5.2.3); the offer stands")  # fmt: skip
         self._end(Result(None, "draw agreed (%s offered)" % self.name(self.offer_by), "5.2.3"))
         return self._flush()
 
@@ -542,6 +549,13 @@ class ChessSession(GameSession):
             self._board_end(self.pending)
             return
         out = self.board.flag_outcome(_color(side))
+        if not out.decided:  # the search did not decide 6.9: the arbiter rules
+            self._say("warn", "%s; whether %s can still mate by any series of legal moves was "
+                      "not decided within the search's bound: rule `win %s` or `draw`" % (
+                          out.reason, self.name(1 - side), self.name(1 - side).lower()),
+                      "CH-2 6.9")  # fmt: skip
+            self._note("%s; 6.9 undecided by the search, for the arbiter" % out.reason)
+            return
         self._end(Result(None if out.winner is None else _side(out.winner), out.reason,
                          "CH-2 6.9", "time forfeit"))  # fmt: skip
 

@@ -137,7 +137,9 @@ class Tape:
 
 def read(path: str) -> tuple[dict[str, Any], list[tuple[list[Any], list[dict[str, Any]]]], int]:
     """A journal: its header, its actions (each typed line with the clock's
-    answers), and the length of its whole lines (a torn last line is left out)."""
+    answers), and the length of its whole lines (a torn last line is left out).
+    The header's ``late`` lists the spans of events each resume found had come
+    while no console watched (``Journal.late``)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -193,6 +195,12 @@ def _take(
                 and all(isinstance(t, str) for t in typed)):  # fmt: skip
             raise JournalError("%s is not a journal entry" % where)
         actions.append((list(typed), []))
+    elif "late" in entry:  # a resume: the events (after, upto] came while nobody watched
+        span = entry["late"]
+        if not (isinstance(span, list) and len(span) == 2
+                and all(isinstance(v, int) and v >= 0 for v in span)):  # fmt: skip
+            raise JournalError("%s is not a journal entry" % where)
+        header.setdefault("late", []).append((span[0], span[1]))
     elif "c" in entry:
         if not actions:
             raise JournalError("%s: a clock answer before any action" % name)
@@ -230,6 +238,19 @@ def last_event(actions: list[tuple[list[Any], list[dict[str, Any]]]]) -> int:
     return last
 
 
+def _sync_folder(path: str) -> None:
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except OSError:  # a folder that cannot be opened (some platforms): nothing more to do
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 class Journal:
     """The journal of one game, and the ``Tape`` between the session and the clock.
 
@@ -263,6 +284,7 @@ class Journal:
             raise JournalError("cannot write %s: %s" % (path, e.strerror)) from None
         j = cls(path, clock, f)
         j._line({"journal": VERSION, **header})
+        _sync_folder(path)  # the new file's name is durable too, not only its lines (#26)
         return j
 
     @classmethod
@@ -278,6 +300,13 @@ class Journal:
         f.truncate(good)
         f.seek(good)
         return cls(path, clock, f)
+
+    def late(self, after: int, upto: int) -> None:
+        """A resume: the clock's events ``after`` < seq <= ``upto`` came while no
+        console watched. Written before the journal is replayed, so that a
+        resume stopped in its turn is replayed with the same span."""
+        if upto > after:
+            self._line({"late": [after, upto]})
 
     def close(self) -> None:
         if self._f is None:

@@ -48,7 +48,20 @@ __all__ = [
     "Press",
     "Result",
     "free_path",
+    "ms_between",
 ]
+
+
+# docs/protocol.md: the clock's ms fall by exactly this when they reach 2**29.
+ORIGIN_STEP = 402_653_184  # App.REBASE_MS - App.KEEP_MS
+
+
+def ms_between(a: int, b: int) -> int:
+    """The ms from the clock's instant ``a`` to its later instant ``b`` of the
+    same boot: T fell by ``ORIGIN_STEP`` if the origin moved between them
+    (a running move is far shorter than the 4.6 days between two moves)."""
+    d = b - a
+    return d if d >= 0 else d % ORIGIN_STEP
 
 
 class ArbiterError(ValueError):
@@ -169,13 +182,15 @@ class GameSession:
         self.presses: list[Press] = []
         self._open: list[Press] = []  # presses no move was entered for yet
         self.fouls = [0, 0]
+        self._recording_free = False  # TC-9 was noted
         self.result: Result | None = None
         self.notes: dict[int, list[str]] = {}  # ply -> comments for the record
         self.log: list[Notice] = []
         self._out: list[Notice] = []
         self._cut = -1  # the side a penalty is being taken from (a flag then is its loss)
         self.start_seq = st.seq  # the clock's last event before this game
-        self.late_upto = 0  # presses up to this seq came while no console watched (resume)
+        self.late_upto = 0  # presses up to this seq came while no console watched (a restart)
+        self.late: list[tuple[int, int]] = []  # (after, upto]: the same, for each resume
         self._early = early
         self.record_path: str | None = None  # the record file kept up to date (``keep``)
         self.hold_record = False  # True: ``keep`` waits (a journal being replayed)
@@ -252,7 +267,7 @@ class GameSession:
 
     def _stop_running(self, t: int) -> None:
         if self.running:
-            self._acc += t - self._since
+            self._acc += ms_between(self._since, t)
             self.running = False
 
     def _on_start(self, ev: Event) -> None:
@@ -274,7 +289,7 @@ class GameSession:
 
     def _on_press(self, ev: Event) -> None:
         side = ev.side
-        used = self._acc + (ev.t - self._since if self.running else 0)
+        used = self._acc + (ms_between(self._since, ev.t) if self.running else 0)
         ot = self.tc.overtime
         if self.overtime[side] and ot is not None and ot.kind == "canadian":
             self.block[side] -= 1
@@ -292,6 +307,10 @@ class GameSession:
             return
         self._pressed(press)
 
+    def is_late(self, seq: int) -> bool:
+        """Event ``seq`` came while no console watched: its press waits for its move."""
+        return seq <= self.late_upto or any(lo < seq <= hi for lo, hi in self.late)
+
     def _count(self, side: int) -> int | None:
         """``side``'s byo-yomi periods or Canadian moves left, in overtime."""
         ot = self.tc.overtime
@@ -308,7 +327,7 @@ class GameSession:
         side = ev.side
         if self.tc.timing == DELAY and not self.overtime[side]:
             return ev.left[side]  # a delay adds nothing at the press
-        return max(0, self._last_left[side] - (ev.t - self._last_t))
+        return max(0, self._last_left[side] - ms_between(self._last_t, ev.t))
 
     def _on_pause(self, ev: Event) -> None:
         self._stop_running(ev.t)
@@ -429,9 +448,12 @@ class GameSession:
         self.periods[ev.side] = self.clock.status().periods[ev.side]
 
     def _on_record(self, ev: Event) -> None:
-        if self.result is not None:
+        if self.result is not None or self._recording_free:
             return
-        text = "%s's clock is under %s: moves need no longer be recorded" % (
+        # TC-9: from the instant either clock is under the threshold, neither
+        # player need record; the clock marks both displays (#26 item 9).
+        self._recording_free = True
+        text = "%s's clock is under %s: neither player need record the moves any longer" % (
             self.name(ev.side),
             timecontrol.fmt_ms(self.tc.record),
         )

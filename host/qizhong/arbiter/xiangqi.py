@@ -218,9 +218,9 @@ class XiangqiSession(GameSession):
     # -- presses ---------------------------------------------------------------------
 
     def _unpaired(self, press: Press) -> None:
-        # A press made while no console watched (it came back: ``late_upto``),
+        # A press made while no console watched (it came back: ``is_late``),
         # or behind one, waits for its move like a late entry: nobody saw it.
-        if self.strict and press.seq > self.late_upto and not self._open:
+        if self.strict and not self.is_late(press.seq) and not self._open:
             self._no_move(press)
         else:
             super()._unpaired(press)

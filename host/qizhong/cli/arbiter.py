@@ -228,6 +228,9 @@ class Console:
 
     def _after(self) -> list[str]:
         """At the end of the game: the record, result and all, is on disk."""
+        if self.ended and not self.session.over:  # the result was undone (unrule): it goes on
+            self.ended = False
+            return []
         if not self.session.over or self.ended:
             return []
         self.ended = True
@@ -703,9 +706,10 @@ def new_console(args: argparse.Namespace, clock: Clock, out: str) -> Console:
         journal.close()
         os.unlink(jpath)
         raise
+    # The note stays until the clock's next game replaces it: a game ended and
+    # then taken up again (``unrule``) resumes, whenever the console stopped.
     _point(clock.hello.id, jpath)
     console = Console(session, journal=journal)
-    console.on_end = lambda: _point(clock.hello.id, None)
     return console
 
 
@@ -729,7 +733,10 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
     if seen:
         clock.link.skip_to(seen)
     late = clock.status().seq  # events up to here came while no console watched
-    console = replay(header, actions, journal, late)
+    journal.late(seen, late)
+    # Each resume's span, the journaled ones and this one: the presses the
+    # journal has were ruled as they came, whatever came after them.
+    console = replay(header, actions, journal, spans=[(seen, late)])
     session = console.session
     lines = []
     if header["clock"].get("boot") != clock.hello.boot:
@@ -739,7 +746,6 @@ def resume_console(jpath: str, clock: Clock) -> tuple[Console, list[str]]:
         lines.append("!  %d of the clock's events were no longer kept" % clock.link.lost)
     session.keep(str(header["record"]), claim=False)
     console.ended = session.over
-    console.on_end = lambda: _point(clock.hello.id, None)
     fouls = "" if not any(session.fouls) else ", fouls %d-%d" % tuple(session.fouls)
     lines.insert(0, "   resumed from %s: %d moves%s%s" % (
         jpath, len(session.played), fouls,
@@ -752,16 +758,20 @@ def replay(
     actions: list[tuple[list[Any], list[dict[str, Any]]]],
     journal: Journal,
     late: int = 0,
+    spans: list[tuple[int, int]] | None = None,
 ) -> Console:
     """The console of a journal's game, every action run again on the clock's
     journaled answers (whichever backend kept them: a file, the hall server's
-    store). ``late``: presses up to this event came while nobody watched."""
+    store). ``late``: presses up to this event came while nobody watched;
+    ``spans``: this resume's (after, upto] span of such presses, beside the
+    spans the journal keeps."""
     ns = argparse.Namespace(**header["args"])
     tape = journal.tape
     last = len(actions) - 1
     with journal.replaying(actions[0][1], last == 0):
         session = make_session(ns, cast("Clock", tape))
     session.late_upto = late
+    session.late = [*header.get("late", []), *(spans or [])]
     session.hold_record = True
     console = Console(session, journal=journal)
     for i, (typed, answers) in enumerate(actions[1:], 1):
@@ -781,7 +791,9 @@ def open_console(args: argparse.Namespace, clock: Clock) -> tuple[Console, list[
     from qizhong.arbiter.session import ArbiterError, free_path
 
     if args.resume:
-        return resume_console(args.resume, clock)
+        console, lines = resume_console(args.resume, clock)
+        _point(clock.hello.id, args.resume)  # a bare console goes on with it (an unrule)
+        return console, lines
     if args.out and os.path.exists(journal_path(args.out)):
         console, lines = resume_console(journal_path(args.out), clock)
         if not console.session.over:

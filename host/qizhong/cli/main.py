@@ -110,11 +110,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
         from qizhong.sim import term
 
         voice = " ".join(w for w in (args.voice, args.count) if w)
-        return term.main(args.spec, voice=voice)
+        return term.main(args.spec, voice=voice, board=args.board)
     from qizhong.sim import headless
 
     try:
-        return headless.serve(args.spec, args.state, args.listen)
+        return headless.serve(args.spec, args.state, args.listen, board=args.board)
     except (SimError, OSError) as e:
         print("qizhong: %s" % e, file=sys.stderr)
         return 1
@@ -210,6 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="--headless: the control address (default: a free port on 127.0.0.1)",
     )
     s.add_argument("--spec", default="xq-rapid", help="time control (default xq-rapid)")
+    s.add_argument(
+        "--board",
+        choices=("oled", "battery"),
+        default=None,
+        help="the OLED board (default) or the battery board's segment glass (docs/power.md)",
+    )
     s.add_argument("--voice", choices=voice.LANGS, help="the voice's language (docs/voice.md)")
     s.add_argument("--count", choices=voice.STYLES, help="count up or down (docs/voice.md)")
     s.add_argument("files", nargs="*", metavar="run FILE", help="scenario files")

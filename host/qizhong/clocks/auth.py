@@ -278,4 +278,19 @@ def pair_sim(sim: Sim, store: KeyStore, t: int | None = None) -> None:
     for i in range(fw.Guard.OK_PRESSES):
         sim.key("ok", t + 100 * i)
     board_id = sim.link.request("hello").fields()["id"]
-    pair(sim.link, board_id, read_code(sim.frame()[0]), store)
+    left = sim.frame()[0]
+    if sim.board == "battery":  # #22: half the code on each glass (docs/segment-face.md)
+        code = "".join(read_glass_code(sim.texts[i]) for i in (0, 1))
+    else:
+        code = read_code(left)
+    pair(sim.link, board_id, code, store)
+
+
+def read_glass_code(lines: list[tuple[int, int, str]]) -> str:
+    """A segment glass's half of the pairing code: its status characters,
+    under ``PAIr1`` / ``PAIr2`` on the big digits (the simulator's lines of
+    what the glass shows, docs/segment-face.md)."""
+    by = {(x, y): t for x, y, t in lines}
+    if not by.get((0, 24), "").startswith("PA1R"):
+        raise ValueError("the glass shows no pairing code: %r" % lines)
+    return by.get((0, 8), "")

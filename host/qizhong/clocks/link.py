@@ -18,10 +18,13 @@ port, bounded by ``timeout``.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import random
+import select
 import shlex
+import stat
 import sys
 import tempfile
 import time
@@ -231,7 +234,7 @@ class Link:
         if not os.path.exists(self.port):
             return  # a URL (loop://, socket://): nothing to lock
         path = lock_path(self.port)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = _open_lock(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -275,7 +278,11 @@ class Link:
                 if self._ser is None:
                     self._reopen(deadline)
                 assert self._ser is not None
-                self._ser.write(data)
+                fd = _posix_fd(self._ser)
+                if fd < 0:
+                    self._ser.write(data)
+                else:
+                    _write_fd(fd, data, deadline - self._clock())
                 return
             except (OSError, serial.SerialException):
                 self._reopen(deadline)
@@ -482,10 +489,14 @@ class Link:
             if self._ser is None:
                 self._reopen(deadline)
             assert self._ser is not None
-            self._ser.timeout = max(0.0, timeout)
-            data = self._ser.read(max(1, self._ser.in_waiting))
-            if data:
-                data += self._ser.read(self._ser.in_waiting)
+            fd = _posix_fd(self._ser)
+            if fd >= 0:
+                data = _read_fd(fd, max(0.0, timeout))
+            else:
+                self._ser.timeout = max(0.0, timeout)
+                data = self._ser.read(max(1, self._ser.in_waiting))
+                if data:
+                    data += self._ser.read(self._ser.in_waiting)
         except (OSError, serial.SerialException):
             self._reopen(deadline + self.timeout)
             return
@@ -657,8 +668,44 @@ def lock_path(port: str) -> str:
         else os.path.join(tempfile.gettempdir(), "qizhong-%d" % os.getuid())
     )
     os.makedirs(folder, mode=0o700, exist_ok=True)
+    _check_lock_folder(folder)
     name = os.path.realpath(port).strip("/").replace("/", "_")
     return os.path.join(folder, name + ".lock")
+
+
+def _check_lock_folder(folder: str) -> None:
+    """Refuse a lock folder another user could put files in: one that is not
+    ours, or that others may write without the sticky bit (a ``/tmp/qizhong-UID``
+    made beforehand by someone else, #26 item 5)."""
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        raise LinkError("the lock folder %s is not a folder (a link?): refused" % folder)
+    if st.st_uid != os.getuid():
+        raise LinkError(
+            "the lock folder %s belongs to user %d, not to this one (%d): refused; remove it"
+            % (folder, st.st_uid, os.getuid())
+        )
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        raise LinkError(
+            "the lock folder %s may be written by others (mode %o): refused; chmod 700 it"
+            % (folder, stat.S_IMODE(st.st_mode))
+        )
+
+
+def _open_lock(path: str) -> int:
+    """The lock file, opened without following a link (a link there would have
+    its target overwritten with our pid): only a plain file of ours is taken."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise LinkError("the lock file %s is a link: refused; remove it" % path) from None
+        raise LinkError("cannot open the lock file %s: %s" % (path, e.strerror)) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_nlink != 1:
+        os.close(fd)
+        raise LinkError("the lock file %s is not a plain file of ours: refused" % path)
+    return fd
 
 
 def _command_line() -> str:
@@ -701,3 +748,62 @@ def _check_body(body: str) -> None:
 def _wait(seconds: float) -> None:
     # Waiting for a port to come back after an unplug; never on a test's path.
     time.sleep(seconds)
+
+
+# pyserial waits with select(), which fails on a descriptor number of 1024
+# or more ("filedescriptor out of range"): a hall server with a few hundred
+# clocks has such numbers. A port with a POSIX descriptor is waited on with
+# poll() here instead, and read and written directly (pyserial opened it
+# non-blocking); other ports (loop://, socket://) go through pyserial.
+
+
+def _posix_fd(ser: object) -> int:
+    fd = getattr(ser, "fd", None)
+    return fd if isinstance(fd, int) and fd >= 0 else -1
+
+
+def _read_fd(fd: int, timeout: float) -> bytes:
+    """What the port has, waiting up to ``timeout`` s for the first byte."""
+    p = select.poll()
+    p.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    if not p.poll(int(timeout * 1000)):
+        return b""
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return out
+        except OSError as e:
+            if e.errno == errno.EINTR:
+                continue
+            raise
+        if not chunk:
+            if out:
+                return out
+            raise OSError(errno.EIO, "the device reports data but gives none (unplugged?)")
+        out += chunk
+        if len(chunk) < 4096:
+            return out
+
+
+def _write_fd(fd: int, data: bytes, timeout: float) -> None:
+    """All of ``data``, waiting (poll) while the port's buffer is full."""
+    p = select.poll()
+    p.register(fd, select.POLLOUT | select.POLLERR | select.POLLHUP)
+    deadline = time.monotonic() + max(0.0, timeout)
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+            view = view[n:]
+            continue
+        except BlockingIOError:
+            pass
+        except OSError as e:
+            if e.errno != errno.EINTR:
+                raise
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0 or not p.poll(int(left * 1000) + 1):
+            raise OSError(errno.ETIMEDOUT, "the port took no bytes for %.1f s" % timeout)

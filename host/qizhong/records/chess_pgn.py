@@ -74,7 +74,7 @@ def build(
     game = chess.pgn.Game.from_board(board)
     for k, v in headers.items():
         if v:
-            game.headers[k] = v
+            game.headers[k] = tag_text(v)
     game.headers["Result"] = result
     if time_control is not None:
         tc = timecontrol.parse(time_control) if isinstance(time_control, str) else time_control
@@ -99,6 +99,13 @@ def build(
             if used is not None:
                 node.set_emt(used / 1000)
     return game
+
+
+def tag_text(value: str) -> str:
+    """A tag value PGN can hold on its one line: every control character
+    (a newline would end the tag, and start a fake game) becomes a space.
+    python-chess writes and reads the rest as it is."""
+    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in value)
 
 
 def write(game: chess.pgn.Game) -> str:

@@ -201,6 +201,9 @@ def parse_clock(text: str) -> int:
 
 
 def _quote(value: str) -> str:
+    """A tag's value: quotes and backslashes escaped, and every control
+    character (a newline would end the tag) a space."""
+    value = "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in value)
     return '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
 
 

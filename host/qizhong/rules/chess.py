@@ -24,20 +24,16 @@ scoresheet and an arbiter need on top:
   leaves the board as it was.
 - ``ending`` is python-chess's ``outcome()`` in the Laws' words: checkmate
   (5.1.1), stalemate (5.2.1), a dead position (5.2.2: python-chess's
-  insufficient material of both sides), and the automatic draws of 9.6
+  insufficient material of both sides, or a locked position searched to its
+  end without a mate, ``qizhong.rules.unwinnable.dead``), and the automatic draws of 9.6
   (fivefold repetition, 75 moves); with ``claim_draw`` also the claims of
   9.2 and 9.3 (threefold, 50 moves) (CH-3, CH-4).
 - ``flag_outcome`` is Article 6.9 (CH-2): a flag loses unless the opponent
-  cannot mate. python-chess's ``has_insufficient_material`` decides that,
-  and it is narrower than the Law: it looks only at the material (and the
-  colours of the bishops' squares), never at where the pieces stand. It
-  says "cannot mate" only when no arrangement of that material could ever
-  be mate (a lone king; a knight or same-coloured bishops against pieces
-  that cannot help to mate themselves), which is always right. But Article
-  6.9 asks whether *any series of legal moves* from this position can mate,
-  so positions the material alone does not decide (a locked pawn wall the
-  kings can never cross, a fortress) are draws under the Law and losses
-  here: the arbiter rules those with ``declare``.
+  cannot mate by *any series of legal moves* from this position. Material
+  alone does not decide that (a locked pawn wall the kings can never cross
+  is a draw with pawns on the board): ``qizhong.rules.unwinnable.can_mate``
+  searches, within a bound. What it cannot decide comes back ``decided``
+  False, and the console leaves the ruling to the arbiter.
 - ``time_class`` and ``penalty_ms`` are CH-5 (Appendices A.1 and B.1): the
   class of a time control and the time an opponent gets for an illegal move
   or an incorrect claim (7.5.5 and 9.5.3: two minutes; A.3: one in rapid and
@@ -56,6 +52,7 @@ import chess
 import chess.svg
 
 from qizhong.core.timecontrol import HOURGLASS, TimeControl
+from qizhong.rules import unwinnable
 
 __all__ = [
     "BLACK",
@@ -164,6 +161,7 @@ class Outcome:
     termination: Termination
     winner: chess.Color | None
     reason: str = ""
+    decided: bool = True  # False: 6.9's search did not decide; the arbiter rules
 
     def result(self) -> str:
         """PGN result: ``1-0``, ``0-1`` or ``1/2-1/2``."""
@@ -277,6 +275,9 @@ class Board(chess.Board):
         """
         out = self.outcome(claim_draw=claim_draw)
         if out is None:
+            if unwinnable.dead(self):  # 5.2.2 beyond the material: a blockade
+                return Outcome(Termination.DEAD_POSITION, None,
+                               "a dead position: no series of legal moves can mate")  # fmt: skip
             return None
         term = _FROM_PYTHON_CHESS.get(out.termination)
         if term is None:  # variants only
@@ -294,17 +295,23 @@ class Board(chess.Board):
         return Outcome(term, out.winner, reason)
 
     def can_mate(self, color: chess.Color) -> bool:
-        """Whether ``color`` has material that could mate (python-chess's test, see 6.9)."""
-        return not self.has_insufficient_material(color)
+        """Whether ``color`` may still mate by some series of legal moves: False
+        only when ``qizhong.rules.unwinnable`` decides it cannot (see 6.9)."""
+        return unwinnable.can_mate(self, color) is not False
 
     def flag_outcome(self, flagged: chess.Color) -> Outcome:
-        """Article 6.9 (CH-2): ``flagged`` loses, unless the opponent cannot mate."""
+        """Article 6.9 (CH-2): ``flagged`` loses, unless the opponent cannot mate
+        by any series of legal moves (``qizhong.rules.unwinnable``, a bounded
+        search). Not decided within its bound: the loss, with ``decided``
+        False, for the arbiter to rule."""
         winner = not flagged
-        if not self.can_mate(winner):
+        mate = unwinnable.can_mate(self, winner)
+        if mate is False:
             return Outcome(Termination.NO_MATING_MATERIAL, None,
-                           "%s's flag fell, but %s cannot mate" % (
-                               color_name(flagged), color_name(winner)))  # fmt: skip
-        return Outcome(Termination.TIME_FORFEIT, winner, "%s's flag fell" % color_name(flagged))
+                           "%s's flag fell, but %s cannot mate by any series of legal moves"
+                           % (color_name(flagged), color_name(winner)))  # fmt: skip
+        return Outcome(Termination.TIME_FORFEIT, winner, "%s's flag fell" % color_name(flagged),
+                       decided=mate is True)  # fmt: skip
 
     def claim(self, kind: str, move: chess.Move | None = None) -> Outcome | None:
         """A draw claim by the side to move (9.2, 9.3): the draw, or None if wrong.

@@ -29,7 +29,10 @@ heaviest, 将 > 杀 > 捉 > 闲):
   (by the moved piece or one it uncovered) that wins material and does not
   leave the mover checkmated at once. A capture wins material when the piece
   taken has no legal recapture (无根子, 24.15), or is worth more than the
-  taker (a horse or cannon on a protected rook). Not chases (棋例通则): the
+  taker (a horse or cannon on a protected rook), or the chasing side has
+  more pieces to take on its square than the other has to take back, the
+  general's help counted (少根子 24.15, joint capture 24.3, 借帅之力): both
+  taking in turn, the chaser takes last. Not chases (棋例通则): the
   general taking by itself; a pawn taking by itself, unless both sides attack
   on every move (相互长打); a pawn on its own side of the river, which is no
   material; a capture already on before the move (从捉到捉).
@@ -47,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Sequence
 
 from qizhong.rules import xiangqi as xq
@@ -87,6 +91,7 @@ _KIND_EN = {
     MoveKind.CHASE: "chase",
     MoveKind.IDLE: "idle",
 }
+_PATTERN_ART = {"长将": "24.9", "长杀": "24.10", "长捉": "24.11"}
 _KIND_ART = {
     MoveKind.CHECK: "24.1",
     MoveKind.MATE_THREAT: "24.2",
@@ -147,6 +152,23 @@ class Ruling:
 
     def pattern(self, color: xq.Color) -> Pattern:
         return self.patterns[color.value]
+
+    @property
+    def clauses(self) -> frozenset[str]:
+        """Every article the ruling rests on, down to each move: its kind's
+        (24.1-24.8), those its reasons cite (24.3, 24.4, 24.15), each side's
+        pattern's (长将 24.9, 长杀 24.10, 长捉 24.11, 长兑 24.12) and the verdict's."""
+        out = set(self.articles)
+        for m in self.moves:
+            out.add(_KIND_ART[m.kind])
+            out.update(re.findall(r"\b2[45]\.\d+", m.detail))
+        for p in self.patterns:
+            mine = [m for m in self.moves if m.color is p.color]
+            if p.name in _PATTERN_ART:
+                out.add(_PATTERN_ART[p.name])
+            elif mine and all("兑" in m.detail for m in mine):
+                out.add("24.12")  # 长兑: every move an offer to exchange
+        return frozenset(out)
 
     def outcome(self) -> xq.Outcome:
         return xq.Outcome(self.termination, self.winner, self.verdict)
@@ -335,13 +357,14 @@ def _describe(symbol: str, sq: int) -> str:
 
 
 def _mates(sq: Sequence[str], move: tuple[int, int], mover: xq.Color) -> bool:
-    """Whether ``move`` checkmates (or leaves no legal move: 困毙, also a loss)."""
+    """Whether ``move`` checkmates (24.2: 将死; a move that leaves no legal
+    move without check, 困毙, is no 杀 threat here)."""
     after = _play(sq, move)
     return _in_check(after, mover.other) and not _legal(after, mover.other)
 
 
-def _chases(sq: Sequence[str], mover: xq.Color, pawns: bool, in_check: bool = False
-            ) -> dict[int, str]:  # fmt: skip
+def _chases(sq: Sequence[str], mover: xq.Color, pawns: bool, in_check: bool = False,
+            rejected: dict[int, str] | None = None) -> dict[int, str]:  # fmt: skip
     """Captures ``mover`` (to move in ``sq``) could make that win material (24.3).
 
     Keys are target squares; values say who takes what and why it counts.
@@ -369,14 +392,39 @@ def _chases(sq: Sequence[str], mover: xq.Color, pawns: bool, in_check: bool = Fa
         after = _play(sq, mv)
         replies = _legal(after, mover.other)
         protected = any(t == to for _, t in replies)
-        gain = _VALUE[tp] - (_VALUE[ap] if protected else 0)
-        if gain <= 0:
-            continue  # a protected piece taken by one worth as much or more (24.15)
+        outnumbered = protected and _last_taker(after, to, mover.other) is mover
+        if protected and _VALUE[tp] <= _VALUE[ap] and not outnumbered:
+            if rejected is not None:  # a protected piece taken by one worth as much or more
+                rejected[to] = "%s attacks %s, protected (有根子, 24.15): no chase" % (
+                    _describe(taker, frm),
+                    _describe(target, to),
+                )
+            continue
         if not in_check and any(_mates(after, r, mover.other) for r in replies):
             continue  # winning it would be mated at once (24.3)
-        why = "unprotected" if not protected else "protected, but worth more than the taker"
+        why = (
+            "unprotected" if not protected
+            else "protected, but worth more than the taker" if _VALUE[tp] > _VALUE[ap]
+            else "more attackers than protectors (少根子, 24.15)"
+        )  # fmt: skip
         out[to] = "%s can take %s (%s)" % (_describe(taker, frm), _describe(target, to), why)
     return out
+
+
+def _last_taker(sq: Sequence[str], to: int, side: xq.Color) -> xq.Color | None:
+    """Who takes last on ``to`` when both sides take there in turn, ``side``
+    first, each with its least valuable piece that legally can (the general
+    too: 借帅之力), until one cannot. The attackers outnumber the protectors
+    (少根子, 24.15; a joint capture, 24.3) when the chasing side is the last."""
+    last = None
+    while True:
+        takes = [(f, t) for f, t in _legal(sq, side) if t == to]
+        if not takes:
+            return last
+        frm = min(takes, key=lambda m: _VALUE[sq[m[0]].lower()])[0]
+        sq = _play(sq, (frm, to))
+        last = side
+        side = side.other
 
 
 def _mate_threat(sq: Sequence[str], mover: xq.Color) -> str:
@@ -448,7 +496,8 @@ def classify(board: xq.Board, start: int, pawns: frozenset[xq.Color] = frozenset
             out.append(MoveClass(i, mover, text, MoveKind.MATE_THREAT, threat))
             continue
         counts = mover in pawns
-        new = _chases(post, mover, counts)
+        rejected: dict[int, str] = {}
+        new = _chases(post, mover, counts, rejected=rejected)
         old = _chases(pre, mover, counts, board._node_check(i - 1))
         fresh = {t: why for t, why in new.items() if t not in old}
         if fresh:
@@ -458,7 +507,11 @@ def classify(board: xq.Board, start: int, pawns: frozenset[xq.Color] = frozenset
             continue
         why = _exchange(post, node.move.to_square, mover)
         if not why and new:
-            why = "no new chase: %s already before the move (从捉到捉)" % "; ".join(new.values())
+            why = "no new chase: %s already before the move (从捉到捉, 24.3)" % "; ".join(
+                new.values()
+            )
+        if not why and rejected:
+            why = "; ".join(rejected[t] for t in sorted(rejected))
         out.append(MoveClass(i, mover, text, MoveKind.IDLE, why or "no check, threat or chase"))
     return out
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import os
 import secrets
+import threading
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -32,14 +32,20 @@ from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
-from qizhong.server import rounds
+from qizhong.server import rounds, validate
 from qizhong.server.board import BoardState, Worker
 from qizhong.server.feed import Feed
+from qizhong.server.logins import Logins
 from qizhong.server.password import Password
-from qizhong.server.store import Store
+from qizhong.server.store import Store, StoreError
+from qizhong.server.viewers import Viewer
 
 WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
 COOKIE = "qizhong_arbiter"
+MAX_REMOTE = 2000  # other servers' boards shown here
+BOARDS_S = 0.25  # /api/boards is made again at most this often
+REMOTE_S = 0.5  # other servers' boards go to the pages this often ...
+REMOTE_BATCH = 100  # ... at most this many at a time (200 a second)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -54,10 +60,16 @@ class Hall:
         self.states: dict[int, BoardState] = {}
         self.workers: list[Worker] = []
         self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+        self.viewers: set[Viewer] = set()
+        self.boards_made: dict[bool, tuple[float, bytes]] = {}  # /api/boards, as last made
         self.sessions: set[str] = set()
+        self.logins = Logins()
         self._tasks: set[asyncio.Future[None]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
+        self._remote_lock = threading.Lock()  # paho's thread writes, the loop reads
+        self._dirty: dict[str, str] = {}  # other servers' boards not yet sent to the pages
+        self._flushing = False
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self.acked: set[int] = set()
         self.kept_logins = store.logins()
@@ -109,38 +121,88 @@ class Hall:
     # -- news to the pages (from the workers' threads) ---------------------------------------
 
     def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
+        if event is not None:
+            self.boards_made.clear()
         for fn in list(self.listeners):
             fn(no, view, event)
         if self.loop is not None and not self.loop.is_closed():
-            msg = json.dumps({"type": "board", "board": view, "event": event})
-            self.loop.call_soon_threadsafe(self._send_all, msg)
+            msg = validate.dumps({"type": "board", "board": view, "event": event})
+            # A state replaces the board's older one not yet sent; an event is never dropped.
+            key = str(view["key"]) if event is None else "event-%s" % event.get("id")
+            self.loop.call_soon_threadsafe(self._send_all, key, msg)
 
     def remote_board(self, view: dict[str, Any]) -> None:
-        """Another server's board, as the broker brought it (read-only here)."""
-        view = dict(view, key="%s-%s" % (view.get("server", "?"), view.get("no", "?")))
-        self.remote[str(view.get("clock_id"))] = view
+        """Another server's board, as the broker brought it (read-only here),
+        already checked (``validate.remote_view``). A board's key (server and
+        number) belongs to the first clock that showed it, until that one is
+        down: a fake board cannot take another's card."""
+        cid, key = str(view["clock_id"]), str(view["key"])
+        with self._remote_lock:
+            owner = next((c for c, v in self.remote.items() if v["key"] == key), None)
+            if owner is not None and owner != cid and self.remote[owner]["link"] != "down":
+                return
+            if cid not in self.remote and len(self.remote) >= MAX_REMOTE:
+                return
+            if owner is not None and owner != cid:
+                del self.remote[owner]
+            self.remote[cid] = view
+        self._publish_remote(view)
+
+    def remote_gone(self, clock_id: str) -> None:
+        """A board's retained state was cleared on the broker: shown ``down``."""
+        with self._remote_lock:
+            view = self.remote.get(clock_id)
+            if view is None or view["link"] == "down":
+                return
+            view = self.remote[clock_id] = dict(view, link="down", link_text="gone from the broker")
+        self._publish_remote(view)
+
+    def server_down(self, server: str) -> None:
+        """Another server stopped (or died: its last will): its boards ``down``."""
+        with self._remote_lock:
+            gone = [
+                c for c, v in self.remote.items() if v["server"] == server and v["link"] != "down"
+            ]
+            views = []
+            for c in gone:
+                views.append(dict(self.remote[c], link="down", link_text="its server is gone"))
+                self.remote[c] = views[-1]
+        for view in views:
+            self._publish_remote(view)
+
+    def _publish_remote(self, view: dict[str, Any]) -> None:
         if self.loop is not None and not self.loop.is_closed():
-            msg = json.dumps({"type": "board", "board": view, "event": None})
-            self.loop.call_soon_threadsafe(self._send_all, msg)
+            msg = validate.dumps({"type": "board", "board": view, "event": None})
+            self.loop.call_soon_threadsafe(self._remote_changed, str(view["key"]), msg)
+
+    def _remote_changed(self, key: str, msg: str) -> None:
+        """Other servers' boards reach the pages in batches (``REMOTE_S``, at
+        most ``REMOTE_BATCH`` boards each, the newest state of each): what
+        the broker brings, a flood included, is bounded before the pages."""
+        self._dirty.pop(key, None)
+        self._dirty[key] = msg
+        if not self._flushing and self.loop is not None:
+            self._flushing = True
+            self.loop.call_later(REMOTE_S, self._flush_remote)
+
+    def _flush_remote(self) -> None:
+        for _ in range(min(REMOTE_BATCH, len(self._dirty))):
+            key = next(iter(self._dirty))
+            self._send_all(key, self._dirty.pop(key), False)
+        self._flushing = bool(self._dirty) and self.loop is not None and not self.loop.is_closed()
+        if self._flushing and self.loop is not None:
+            self.loop.call_later(REMOTE_S, self._flush_remote)
 
     def views(self) -> list[dict[str, Any]]:
         """Every board of the hall: this server's, then the others' (MQTT)."""
         mine = [s.view() for _, s in sorted(self.states.items())]
-        return mine + [v for _, v in sorted(self.remote.items())]
+        with self._remote_lock:
+            return mine + [v for _, v in sorted(self.remote.items())]
 
-    def _send_all(self, msg: str) -> None:
-        for ws in list(self.sockets):
-            if not ws.closed:
-                task = asyncio.ensure_future(self._send(ws, msg))
-                self._tasks.add(task)  # kept until done (the loop holds only weak refs)
-                task.add_done_callback(self._tasks.discard)
-
-    @staticmethod
-    async def _send(ws: web.WebSocketResponse, msg: str) -> None:
-        try:
-            await ws.send_str(msg)
-        except (ConnectionError, RuntimeError):
-            pass
+    def _send_all(self, key: str, msg: str, first: bool = True) -> None:
+        """To every page: at most one waiting message per board each (viewers.py)."""
+        for v in list(self.viewers):
+            v.offer(key, msg, first)
 
     def stop(self) -> None:
         for w in self.workers:
@@ -153,8 +215,12 @@ class Hall:
 
     def is_arbiter(self, request: web.Request) -> bool:
         auth = request.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):
-            return self.password.check(auth[7:])
+        if auth.startswith("Bearer "):  # a script's password: rate-limited as the login is
+            self.logins.check(request.remote or "?")
+            ok = self.password.check(auth[7:])
+            if not ok:
+                self.logins.failed(request.remote or "?")
+            return ok
         cookie = request.cookies.get(COOKIE, "")
         if any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions):
             return True
@@ -169,9 +235,41 @@ def _int(body: dict[str, Any], key: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int | str):
         raise web.HTTPBadRequest(text="%s: an integer is needed" % key)
     try:
-        return int(v)
+        n = int(v)
     except ValueError:
         raise web.HTTPBadRequest(text="%s: an integer is needed, not %r" % (key, v)) from None
+    if not -validate.MAX_INT <= n <= validate.MAX_INT:
+        raise web.HTTPBadRequest(text="%s: out of range" % key)
+    return n
+
+
+def _players(body: dict[str, Any], st: BoardState) -> dict[str, str]:
+    """The fields of ``players``, checked: names are short text without control
+    characters; ``spec`` must be readable and the control the clock runs (a
+    new control is ``config``'s, which loads it on the clock)."""
+    fields: dict[str, str] = {}
+    try:
+        for k in ("first", "second"):
+            if k in body:
+                fields[k] = validate.player(body[k], k)
+        if "game" in body:
+            fields["game"] = str(body["game"])
+        if "spec" in body:
+            spec = validate.control(body["spec"])
+            running = st.board.spec
+            try:
+                same = bool(running) and timecontrol.parse(running) == timecontrol.parse(spec)
+            except ValueError:
+                same = False
+            if not same:
+                raise web.HTTPConflict(
+                    text="spec: %s is not the clock's control (%s): load it with config"
+                    % (spec, running or "none")
+                )
+            fields["spec"] = spec
+    except validate.Invalid as e:
+        raise web.HTTPBadRequest(text=str(e)) from None
+    return fields
 
 
 def _side(body: dict[str, Any], game: str) -> int:
@@ -184,7 +282,11 @@ def _side(body: dict[str, Any], game: str) -> int:
 def action(verb: str, body: dict[str, Any], game: str) -> Callable[[Clock], Any]:
     """The clock call for one arbiter action (checked here, run on the board's thread)."""
     if verb == "config":
-        spec = str(body.get("spec", ""))
+        spec = body.get("spec", "")
+        if not isinstance(spec, str) or not spec.isascii() or not spec.isprintable():
+            raise web.HTTPBadRequest(text="spec: printable ASCII (docs/timecontrol.md)")
+        if len(spec) > validate.MAX_TEXT:
+            raise web.HTTPBadRequest(text="spec: at most %d bytes" % validate.MAX_TEXT)
         override = bool(body.get("override", False))
         return lambda c: c.configure(spec, override)
     if verb == "start":
@@ -240,13 +342,22 @@ def make_app(hall: Hall) -> web.Application:
 
         return h
 
+    made = hall.boards_made
+
     async def boards(request: web.Request) -> web.Response:
-        if request.query.get("all"):
-            return web.json_response(hall.views())
-        return web.json_response([s.view() for _, s in sorted(hall.states.items())])
+        """Every board's state: made again at most every ``BOARDS_S`` between
+        changes (a flood of requests costs one JSON text per interval, not
+        one each); a clock's event or an arbiter's action makes it anew."""
+        everyone = bool(request.query.get("all"))
+        now = asyncio.get_running_loop().time()
+        hit = made.get(everyone)
+        if hit is None or now - hit[0] >= BOARDS_S:
+            views = hall.views() if everyone else [s.view() for _, s in sorted(hall.states.items())]
+            hit = made[everyone] = (now, validate.dumps(views).encode())
+        return web.Response(body=hit[1], content_type="application/json")
 
     def state_of(request: web.Request) -> BoardState:
-        no = int(request.match_info["no"])
+        no = validate.query_int(request.match_info["no"], "board")
         if no not in hall.states:
             raise web.HTTPNotFound(text="no board %d" % no)
         return hall.states[no]
@@ -268,8 +379,12 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response(view)
 
     async def events(request: web.Request) -> web.Response:
-        no = int(request.match_info["no"]) if "no" in request.match_info else None
-        after = int(request.query.get("after", "0"))
+        no = (
+            validate.query_int(request.match_info["no"], "board")
+            if "no" in request.match_info
+            else None
+        )
+        after = validate.query_int(request.query.get("after", "0"), "after")
         from qizhong.server.board import _event_json
 
         return web.json_response([_event_json(s) for s in hall.store.events(no, after)])
@@ -282,9 +397,12 @@ def make_app(hall: Hall) -> web.Application:
 
     async def login(request: web.Request) -> web.Response:
         body = await _json(request)
+        hall.logins.check(request.remote or "?")  # 429 while this address must wait
         given = str(body.get("password", ""))
         if not hall.password.check(given):
+            hall.logins.failed(request.remote or "?")
             raise web.HTTPForbidden(text="wrong password")
+        hall.logins.passed(request.remote or "?")
         token = secrets.token_urlsafe(32)
         hall.sessions.add(token)
         hall.store.add_login(_digest(token))  # kept (hashed) for after a restart
@@ -322,6 +440,8 @@ def make_app(hall: Hall) -> web.Application:
         try:
             ok, answer = await asyncio.wrap_future(worker.call(lambda c: c.link.request_text(text)))
         except ValueError as e:
+            if aid:
+                hall.store.action_done(aid, "refused: %s" % e)
             raise web.HTTPBadRequest(text=str(e)) from None
         except LinkError as e:
             if aid:
@@ -332,6 +452,12 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response({"ok": ok, "text": answer})
 
     async def act(request: web.Request) -> web.Response:
+        try:
+            return await _act(request)
+        finally:
+            hall.boards_made.clear()  # what the action changed shows at once
+
+    async def _act(request: web.Request) -> web.Response:
         if not hall.is_arbiter(request):
             raise web.HTTPUnauthorized(text="arbiter's login needed")
         st = state_of(request)
@@ -339,6 +465,8 @@ def make_app(hall: Hall) -> web.Application:
         body = await _json(request)
         if verb == "ack":
             event = _int(body, "event")
+            if not any(a["id"] == event for a in st.alerts):  # this board's own alert
+                raise web.HTTPNotFound(text="board %d has no alert %d to acknowledge" % (no, event))
             hall.store.ack(no, event)  # on disk before the answer
             hall.acked.add(event)
             st.ack(event)
@@ -346,6 +474,8 @@ def make_app(hall: Hall) -> web.Application:
             return web.json_response({"ok": True})
         if verb == "move":  # the board's session takes it (checked by its rules engine)
             text = str(body.get("text", ""))
+            if len(text) > validate.MAX_TEXT:
+                raise web.HTTPBadRequest(text="move: at most %d characters" % validate.MAX_TEXT)
             words = text.split()
             if not words or len(words) > 2 or words[0].lower() in _COMMAND_WORDS or "?" in text:
                 raise web.HTTPBadRequest(text="move: %r is not a move" % text[:40])
@@ -355,15 +485,14 @@ def make_app(hall: Hall) -> web.Application:
             moves = hall.games.view(no).get("moves") or [{"text": text}]
             return web.json_response({"ok": True, "move": moves[-1]["text"], "lines": got["lines"]})
         if verb == "players":
-            fields: dict[str, str] = {
-                k: str(body[k]) for k in ("first", "second", "game", "spec") if k in body
-            }
+            fields = _players(body, st)
             if fields.get("game", st.board.game) not in ("xiangqi", "go", "chess"):
                 raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
             if fields.get("game", st.board.game) != st.board.game and st.played:
                 raise web.HTTPConflict(text="moves of this game are kept: a new game first")
-            hall.store.add_action(no, verb, dict(fields), "arbiter")
+            aid = hall.store.add_action(no, verb, dict(fields), "arbiter")
             hall.store.set_board(no, **fields)
+            hall.store.action_done(aid, "ok")
             st.board = next(b for b in hall.store.boards() if b.no == no)
             hall.notify(no, st.view(), None)
             return web.json_response({"ok": True})
@@ -399,6 +528,12 @@ def make_app(hall: Hall) -> web.Application:
         except LinkError as e:
             hall.store.action_done(aid, "no clock: %s" % e)
             raise web.HTTPServiceUnavailable(text=str(e)) from None
+        except ValueError as e:  # input the link refuses before it is sent
+            hall.store.action_done(aid, "refused: %s" % e)
+            raise web.HTTPBadRequest(text="%s: %s" % (verb, e)) from None
+        except Exception as e:  # never an action left pending
+            hall.store.action_done(aid, "error: %s" % e)
+            raise
         hall.store.action_done(aid, "ok")
         if verb == "config":
             _configured(hall, st, str(body.get("spec", "")))
@@ -478,15 +613,23 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response(hall.games.view(st.board.no))
 
     async def ws(request: web.Request) -> web.WebSocketResponse:
-        sock = web.WebSocketResponse(heartbeat=20)
+        # No per-message deflate: with hundreds of pages, compressing every state
+        # for each page costs the server more than the hall's network saves.
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
         hall.sockets.add(sock)
+        viewer = Viewer(sock, request.transport)
         hello = {"type": "hello", "boards": hall.views(), "arbiter": hall.is_arbiter(request)}
-        await sock.send_str(json.dumps(hello))
-        async for msg in sock:  # nothing is taken from a page's socket: acting is POST
-            if msg.type == WSMsgType.ERROR:
-                break
-        hall.sockets.discard(sock)
+        viewer.offer("", validate.dumps(hello))  # first; then each board's newest
+        hall.viewers.add(viewer)
+        try:
+            async for msg in sock:  # nothing is taken from a page's socket: acting is POST
+                if msg.type == WSMsgType.ERROR:
+                    break
+        finally:
+            hall.viewers.discard(viewer)
+            hall.sockets.discard(sock)
+            viewer.stop()
         return sock
 
     app.router.add_get("/", page("index.html"))
@@ -624,5 +767,15 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return await handler(request)
     except web.HTTPException as e:
         if e.status >= 400 and request.path.startswith("/api/"):
-            return web.json_response({"error": e.text or e.reason}, status=e.status)
+            return web.json_response(
+                {"error": e.text or e.reason},
+                status=e.status,
+                headers={k: v for k, v in e.headers.items() if k == "Retry-After"},
+            )
         raise
+    except validate.Invalid as e:
+        if request.path.startswith("/api/"):
+            return web.json_response({"error": str(e)}, status=400)
+        raise web.HTTPBadRequest(text=str(e)) from None
+    except StoreError as e:  # the record cannot be written (a full disk): nothing was done
+        return web.json_response({"error": "the record cannot be written: %s" % e}, status=503)

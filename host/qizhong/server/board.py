@@ -24,9 +24,15 @@ from typing import Any
 
 from qizhong.clocks.driver import Clock
 from qizhong.clocks.link import Event, LinkError
-from qizhong.server.store import Board, Store, Stored
+from qizhong.server.store import Board, Store, Stored, StoreError
 
 ALERTS = ("knock", "flag", "held", "lost")  # what an arbiter must see, until acknowledged
+# Alerts of the server itself, kept in memory (the file may be what failed):
+# "store" (a write failed; the board goes on, its events are fetched again
+# from the clock once the file takes them) and "worker" (the board's thread
+# met an error: the board is marked lost and its port opened again).
+HOST_ALERTS = ("store", "worker")
+HOST_ALERT_BASE = 10**12  # their ids: -(HOST_ALERT_BASE + board * 10**6 + n)
 
 # The state names of a clock's ``state`` events (docs/protocol.md).
 NOTIFY = Callable[[int, dict[str, Any], dict[str, Any] | None], None]
@@ -154,6 +160,7 @@ class Worker(threading.Thread):
     STATUS_S = 2.0  # a status request this often: times, and whether the clock still answers
     RETRY_S = 1.0  # a lost clock's port is tried again this often
     TIMEOUT_S = 5.0  # a clock silent this long is lost (a busy laptop can stall 2 s)
+    RELAYS = 4  # relayed requests waiting at most; more are answered busy
 
     def __init__(
         self,
@@ -177,6 +184,13 @@ class Worker(threading.Thread):
             if b.port == port and b.no in self.states:
                 self.st = self.states[b.no]
         self._calls: queue.Queue[tuple[Callable[[Clock], Any], Future[Any]]] = queue.Queue()
+        # Requests relayed from the broker: their own short queue, one run per
+        # turn after the clock's events, so a flood cannot delay a press.
+        self._relays: queue.Queue[tuple[Callable[[Clock], Any], Future[Any]]] = queue.Queue(
+            self.RELAYS
+        )
+        self.unsaved = ""  # why the file did not take the last event ("": it did)
+        self._alert_no = 0
         self.stopping = threading.Event()
         self.ready = threading.Event()  # set after the first connect attempt
         # The board's session (server/session.py): each kept event, then "events came".
@@ -189,38 +203,116 @@ class Worker(threading.Thread):
     def run(self) -> None:
         next_status = 0.0
         next_try = 0.0
+        next_save = 0.0
         while not self.stopping.is_set():
             now = time.monotonic()
-            if self.clock is None or self.st is None or self.st.link != "up":
-                if now >= next_try:
-                    self._connect()
-                    next_try = now + self.RETRY_S
-                    if self.on_connect is not None and self.st is not None and self.st.link == "up":
-                        try:
-                            self.on_connect(self.st.board.no)
-                        except LinkError as e:
-                            self._lost(str(e))
-                    self.ready.set()
-                if self.clock is None or self.st is None or self.st.link != "up":
-                    self._fail_calls()  # (a call made as the clock came up runs next)
-                    self.stopping.wait(self.POLL_S)
-                continue
             try:
-                self._run_calls()
-                for ev in self.clock.events(self.POLL_S):
-                    self._keep(ev)
-                if self.after_events is not None:
-                    self.after_events(self.st.board.no)
-                if now >= next_status:
-                    self._status()
-                    next_status = now + self.STATUS_S
-            except LinkError as e:
-                self._lost(str(e))
+                if self.clock is None or self.st is None or self.st.link != "up":
+                    if now >= next_try:
+                        next_try = now + self.RETRY_S
+                        self._connect()
+                        if (
+                            self.on_connect is not None
+                            and self.st is not None
+                            and self.st.link == "up"
+                        ):
+                            try:
+                                self.on_connect(self.st.board.no)
+                            except LinkError as e:
+                                self._lost(str(e))
+                        self.ready.set()
+                    if self.clock is None or self.st is None or self.st.link != "up":
+                        self._fail_calls()  # (a call made as the clock came up runs next)
+                        self.stopping.wait(self.POLL_S)
+                    continue
+                try:
+                    self._run_calls()
+                    if self.unsaved and now >= next_save:
+                        next_save = now + self.RETRY_S
+                        self._resave()
+                    events = self.clock.events(self.POLL_S)
+                    for ev in [] if self.unsaved else events:  # else: fetched again by _resave
+                        self._keep(ev)
+                    if self.after_events is not None:
+                        self.after_events(self.st.board.no)
+                    self._run_relay()
+                    if now >= next_status:
+                        self._status()
+                        next_status = now + self.STATUS_S
+                except LinkError as e:
+                    self._lost(str(e))
+                except StoreError as e:
+                    try:
+                        self._unsaved(str(e))
+                    except LinkError as lost:
+                        self._lost(str(lost))
+            except Exception as e:  # never a silent end: an alert, the board lost, retried
+                self._crashed(e)
+                next_try = time.monotonic() + self.RETRY_S
         if self.clock is not None:
             self.clock.close()
 
     def stop(self) -> None:
         self.stopping.set()
+
+    def _crashed(self, e: Exception) -> None:
+        """An error no code path expected: the board is marked lost, the
+        arbiter alerted, the port closed and tried again."""
+        why = "the board's thread failed: %s: %s" % (type(e).__name__, e)
+        self.ready.set()
+        if self.clock is not None:
+            try:
+                self.clock.close()
+            except Exception:
+                pass
+            self.clock = None
+        self._fail_calls()
+        if self.st is None:
+            return
+        self.st.link, self.st.link_text, self.st.offset = "lost", why[:200], None
+        self._memory_alert("worker")
+        try:
+            self._host_event("lost")
+        except Exception:  # a listener that failed once may fail again: the alert is kept
+            pass
+
+    def _memory_alert(self, kind: str) -> None:
+        """An alert of the server's own (HOST_ALERTS), not in the file."""
+        assert self.st is not None
+        if any(a["kind"] == kind for a in self.st.alerts):
+            return  # one at a time until acknowledged
+        self._alert_no += 1
+        # Never a row id, nor a session's alert (session.py: small negative ids).
+        ident = -(HOST_ALERT_BASE + self.st.board.no * 1000000 + self._alert_no)
+        ms = time.time_ns() // 1000000
+        alert = {"id": ident, "kind": kind, "side": -1, "t": self.st.t, "host_ms": ms}
+        self.st.alerts.append(alert)
+
+    def _notify(self) -> None:
+        if self.st is not None:
+            self.notify(self.st.board.no, self.st.view(), None)
+
+    def _unsaved(self, why: str) -> None:
+        """The file did not take an event: the board stays live (its times
+        from ``status``), an alert says so, and the events from the last one
+        kept on are asked of the clock again until the file takes them."""
+        assert self.st is not None
+        first = not self.unsaved
+        self.unsaved = why
+        self.st.link_text = "the record cannot be written: %s" % why[:150]
+        if first:
+            self._memory_alert("store")
+        self._status()  # the times from the clock at once (and the page told): the board is live
+
+    def _resave(self) -> None:
+        """Try the file again with what the clock still keeps since the last kept event."""
+        assert self.clock is not None and self.st is not None
+        boot, seq = self.store.last(self.st.board.no)
+        for ev in self.clock.since(seq if boot == self.clock.link.boot else 0):
+            self._keep(ev)
+        self.unsaved = ""
+        self.st.link_text = ""
+        self._notify()
 
     def _connect(self) -> None:
         try:
@@ -289,7 +381,13 @@ class Worker(threading.Thread):
     def _host_event(self, name: str) -> None:
         assert self.st is not None
         ev = Event(time.time_ns(), -1, name, -1, 0, (self.st.left[0], self.st.left[1]))
-        stored = self.store.add_event(self.st.board.no, "host", ev)
+        try:
+            stored = self.store.add_event(self.st.board.no, "host", ev)
+        except StoreError:
+            if name == "lost":  # not in the file: the arbiter sees it all the same
+                self._memory_alert("lost")
+            self._notify()
+            return
         if stored is not None:
             self.st.apply(stored)
             self.notify(self.st.board.no, self.st.view(), _event_json(stored))
@@ -304,11 +402,22 @@ class Worker(threading.Thread):
 
     # -- requests from the server's other threads -----------------------------------------
 
-    def call(self, fn: Callable[[Clock], Any]) -> Future[Any]:
-        """Run ``fn(clock)`` on this board's thread; its result (or error) in the future."""
+    def call(self, fn: Callable[[Clock], Any], relay: bool = False) -> Future[Any]:
+        """Run ``fn(clock)`` on this board's thread; its result (or error) in the
+        future. ``relay``: a request from the broker, in its own short queue
+        (``queue.Full`` in the future when it is full: see ``relay_room``)."""
         fut: Future[Any] = Future()
-        self._calls.put((fn, fut))
+        if relay:
+            try:
+                self._relays.put_nowait((fn, fut))
+            except queue.Full:
+                fut.set_exception(LinkError("busy: too many requests from the broker"))
+        else:
+            self._calls.put((fn, fut))
         return fut
+
+    def relay_room(self) -> bool:
+        return not self._relays.full()
 
     def _run_calls(self) -> None:
         while True:
@@ -316,22 +425,33 @@ class Worker(threading.Thread):
                 fn, fut = self._calls.get_nowait()
             except queue.Empty:
                 return
-            assert self.clock is not None
-            try:
-                fut.set_result(fn(self.clock))
-            except LinkError as e:
-                fut.set_exception(e)
-                raise
-            except Exception as e:  # the clock's refusal (CommandError), or bad input
-                fut.set_exception(e)
+            self._run_one(fn, fut)
+
+    def _run_relay(self) -> None:
+        try:
+            fn, fut = self._relays.get_nowait()
+        except queue.Empty:
+            return
+        self._run_one(fn, fut)
+
+    def _run_one(self, fn: Callable[[Clock], Any], fut: Future[Any]) -> None:
+        assert self.clock is not None
+        try:
+            fut.set_result(fn(self.clock))
+        except LinkError as e:
+            fut.set_exception(e)
+            raise
+        except Exception as e:  # the clock's refusal (CommandError), or bad input
+            fut.set_exception(e)
 
     def _fail_calls(self) -> None:
-        while True:
-            try:
-                _, fut = self._calls.get_nowait()
-            except queue.Empty:
-                return
-            fut.set_exception(LinkError("%s: the clock is not connected" % self.port))
+        for q in (self._calls, self._relays):
+            while True:
+                try:
+                    _, fut = q.get_nowait()
+                except queue.Empty:
+                    break
+                fut.set_exception(LinkError("%s: the clock is not connected" % self.port))
 
 
 def _event_json(st: Stored) -> dict[str, Any]:

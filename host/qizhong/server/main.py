@@ -15,7 +15,7 @@ from qizhong.clocks.driver import GAMES, PICO_USB
 from qizhong.server import password, sims
 from qizhong.server.app import Hall, make_app
 from qizhong.server.password import Password
-from qizhong.server.store import Store
+from qizhong.server.store import Store, StoreError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -116,7 +116,13 @@ async def _serve(args: argparse.Namespace) -> int:
         n = sims.stop_folder(args.db + ".sims")
         print("stopped %d simulated clocks" % n)
         return 0
-    store = Store(args.db)
+    try:
+        store = Store(args.db)  # first: a second server on this file starts nothing
+    except StoreError as e:
+        print("qizhong serve: %s" % e, file=sys.stderr)
+        return 1
+    # A file-size limit (ulimit -f) makes a write fail (a StoreError, an alert), not the server.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         pw, said = _password(args, store)
     except ValueError as e:
@@ -129,6 +135,7 @@ async def _serve(args: argparse.Namespace) -> int:
     started: list[sims.SimClock] = []
     if args.sim:
         started = sims.start(args.sim, args.db + ".sims", args.spec, "%s-sim" % args.name)
+        sims.number(store, started, args.game, args.spec)
         ports += [s.serial for s in started]
     elif not ports:
         ports = _discover()

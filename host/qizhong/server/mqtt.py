@@ -30,13 +30,16 @@ import json
 import os
 import queue
 import random
+import select
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 
 from qizhong.clocks import auth
 from qizhong.clocks.link import CommandError, LinkError
+from qizhong.server import validate
 
 if TYPE_CHECKING:
     from qizhong.server.app import Hall
@@ -54,6 +57,10 @@ def parse_broker(text: str) -> tuple[str, int]:
 class Bridge:
     """One server's link to the broker."""
 
+    MAX_SERVERS = 64
+    CHANGES_PER_S = 20  # tagged changes from the broker, all clocks together (more: busy)
+    MAX_REMOTE = 2000  # other servers' boards shown here
+
     def __init__(self, hall: Hall, broker: str, name: str, url: str = "") -> None:
         self.hall = hall
         self.host, self.port = parse_broker(broker)
@@ -62,6 +69,11 @@ class Bridge:
         self.root = "qizhong/%s" % hall.tournament
         self.connected = threading.Event()
         self.published = 0
+        self.dropped = 0  # messages from the broker refused (too big, malformed, untagged)
+        self.last_drop = ""
+        self.servers: dict[str, str] = {}  # other servers' announced page addresses
+        self._waiting: dict[str, Any] = {}  # states whose server has not announced itself
+        self._changes = Bucket(self.CHANGES_PER_S, self.CHANGES_PER_S)  # each is 2 commits
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id="qizhong-%s-%d" % (name, os.getpid()),
@@ -69,22 +81,90 @@ class Bridge:
         self.client.will_set("%s/server/%s" % (self.root, name), "", QOS, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
+        self.client.on_socket_register_write = self._wake
+        self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self._closing = threading.Event()
+        self._out: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
+        self._queued = self._done = 0  # messages handed to _send, and published
+        self._thread = threading.Thread(target=self._run, name="mqtt", daemon=True)
         hall.listeners.append(self.on_board)
 
     def start(self) -> None:
         self.client.connect_async(self.host, self.port, keepalive=30)
-        self.client.loop_start()
+        self._thread.start()
+
+    def _wake(self, client: Any, userdata: Any, sock: Any) -> None:
+        try:
+            os.write(self._wake_w, b"x")
+        except BlockingIOError:
+            pass  # a wake is pending already
+
+    def _run(self) -> None:
+        """paho's network loop, waiting with poll(): paho's own loop_start
+        waits with select(), which fails once a server with hundreds of
+        clocks has descriptors numbered 1024 or more."""
+        c = self.client
+        while not self._closing.is_set():
+            sock = c.socket()
+            if sock is None:
+                try:
+                    c.reconnect()
+                except OSError:
+                    self._closing.wait(1.0)
+                continue
+            p = select.poll()
+            fd = sock.fileno()
+            p.register(fd, select.POLLIN | (select.POLLOUT if c.want_write() else 0))
+            p.register(self._wake_r, select.POLLIN)
+            ready = dict(p.poll(1000))
+            if self._wake_r in ready:
+                try:
+                    os.read(self._wake_r, 4096)
+                except BlockingIOError:
+                    pass
+            self._publish_queued()
+            rc = mqtt.MQTT_ERR_SUCCESS
+            if ready.get(fd, 0) & (select.POLLIN | select.POLLERR | select.POLLHUP):
+                rc = c.loop_read()
+            if rc == mqtt.MQTT_ERR_SUCCESS and c.want_write():
+                rc = c.loop_write()
+            if rc == mqtt.MQTT_ERR_SUCCESS:
+                c.loop_misc()
+            elif c.socket() is not None:
+                self._closing.wait(0.05)
+            if c.socket() is None and not self._closing.is_set():
+                self.connected.clear()
+                self._closing.wait(1.0)  # then reconnect
 
     def stop(self) -> None:
-        info = self.client.publish("%s/server/%s" % (self.root, self.name), "", QOS, retain=True)
-        if self.connected.is_set():
-            info.wait_for_publish(2.0)
-        self.client.disconnect()
-        self.client.loop_stop()
+        """A clean stop: every board of ours ``down`` (retained, so no server
+        shows its time ticking), then this server's address cleared; all
+        written to the broker (within 5 s) before the goodbye."""
+        for st in list(self.hall.states.values()):
+            view = dict(st.view(), link="down", link_text="its server stopped")
+            view.update(server=self.name, url=self.url)
+            topic = "%s/%s/state" % (self.root, st.board.clock_id)
+            self._send(topic, validate.dumps(view), retain=True)
+        self._send("%s/server/%s" % (self.root, self.name), "", retain=True)
+        deadline = time.monotonic() + 5.0
+        while self.connected.is_set() and time.monotonic() < deadline:
+            if self._done == self._queued and not self.client.want_write():
+                break
+            self._closing.wait(0.01)  # the network thread writes them
+        self.client.disconnect()  # queued too: the network thread writes it
+        while self.client.socket() is not None and time.monotonic() < deadline:
+            self._closing.wait(0.01)
+        self._closing.set()
+        self._wake(None, None, None)
+        if self._thread.is_alive():
+            self._thread.join(5.0)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
 
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any, props: Any = None
     ) -> None:
+        client.subscribe("%s/server/+" % self.root, QOS)  # first: whose links are whose
         client.subscribe("%s/+/state" % self.root, QOS)
         client.subscribe("%s/+/cmd" % self.root, QOS)
         client.publish(
@@ -95,44 +175,121 @@ class Bridge:
         self.connected.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """Every message from the broker, whoever sent it: nothing it holds may
+        end paho's thread (which would end the bridge), so every error is
+        caught here, counted and dropped."""
         try:
-            view = json.loads(msg.payload)
-        except ValueError:
+            self._message(msg.topic, bytes(msg.payload))
+        except Exception as e:  # RecursionError included: one bad message, not the bridge
+            self.dropped += 1
+            self.last_drop = "%s: %s" % (msg.topic[:80], str(e)[:200])
+
+    def _message(self, topic: str, payload: bytes) -> None:
+        words = topic.split("/")
+        if len(words) != 4:
             return
-        if msg.topic.endswith("/cmd"):
-            self._command(msg.topic.split("/")[-2], view)
+        if words[2] == "server":
+            self._server(words[3], payload)
             return
+        if words[3] == "cmd":
+            self._command(words[2], validate.parse(payload, validate.MAX_MQTT))
+            return
+        if words[3] != "state":
+            return
+        if not payload:  # a retained state cleared
+            self.hall.remote_gone(words[2])
+            return
+        view = validate.parse(payload, validate.MAX_MQTT)
         if not isinstance(view, dict) or view.get("server") == self.name:
             return  # our own boards come back from the broker: we know them
-        self.hall.remote_board(view)
+        server = view.get("server")
+        if not validate.is_name(server) or not validate.is_name(words[2]):
+            raise validate.Invalid("a state names no server, or a bad clock id")
+        url = self.servers.get(str(server), "")
+        if not url:  # its server has not announced itself (yet): kept until it does
+            if len(self._waiting) < self.MAX_REMOTE or words[2] in self._waiting:
+                self._waiting[words[2]] = view
+            return
+        self.hall.remote_board(validate.remote_view(view, words[2], url))
+
+    def _server(self, name: str, payload: bytes) -> None:
+        """Another server's announcement (its page's address), or its end:
+        empty when it stopped, or its last will when it died. Its boards are
+        then shown ``down``: no time ticks there any more."""
+        if name == self.name or not validate.is_name(name):
+            return
+        info = validate.parse(payload, 1024) if payload else None
+        url = info.get("url") if isinstance(info, dict) else None
+        if not validate.is_url(url):
+            self.servers.pop(name, None)
+            self.hall.server_down(name)
+            return
+        if name not in self.servers and len(self.servers) >= self.MAX_SERVERS:
+            return
+        self.servers[name] = str(url)
+        for cid, view in list(self._waiting.items()):
+            if isinstance(view, dict) and view.get("server") == name:
+                del self._waiting[cid]
+                try:
+                    self.hall.remote_board(validate.remote_view(view, cid, str(url)))
+                except validate.Invalid:
+                    self.dropped += 1
 
     def _command(self, clock_id: str, cmd: Any) -> None:
         """A tagged request from another laptop for one of our clocks: to the
-        clock exactly as it came; the reply back to the broker."""
+        clock exactly as it came; the reply back to the broker. Recorded
+        before it is queued (``relay``, ``pending``) and its outcome after.
+        Only the clock's own tag lets a change through (``validate.command``);
+        relays wait in their own short queue behind the clock's events."""
         st = next((s for s in self.hall.states.values() if s.board.clock_id == clock_id), None)
-        if st is None or not isinstance(cmd, dict) or not isinstance(cmd.get("text"), str):
-            return  # not ours (another server's clock), or not a command
-        text = cmd["text"]
+        if st is None:
+            return  # not ours (another server's clock)
         topic = "%s/%s/reply" % (self.root, clock_id)
-        rid = text.split(" ", 1)[0]
+        raw = cmd.get("text") if isinstance(cmd, dict) else None
+        rid = raw.split(" ", 1)[0][:8] if isinstance(raw, str) else ""
 
         def reply(ok: bool, answer: str) -> None:
             body = {"rid": rid, "ok": ok, "text": answer, "server": self.name}
-            self.client.publish(topic, json.dumps(body), QOS)
+            self._send(topic, json.dumps(body))
 
         try:
-            worker = self.hall.worker(st.board.no)
+            text = validate.command(cmd)
+        except validate.Invalid as e:
+            reply(False, "refused %s" % e)
+            return
+        no = st.board.no
+        try:
+            worker = self.hall.worker(no)
         except Exception:
             reply(False, "offline the clock is not connected")
             return
-        fut = worker.call(lambda c: c.link.request_text(text))
-        self.hall.store.add_action(st.board.no, "relay", {"text": text}, "mqtt")
+        if not worker.relay_room():
+            reply(False, "busy too many requests from the broker: try again")
+            return
+        aid = 0
+        if validate.is_change(text):  # a query changes nothing: not recorded, as over HTTP
+            if not self._changes.take():
+                reply(False, "busy too many changes from the broker: try again")
+                return
+            try:
+                aid = self.hall.store.add_action(no, "relay", {"text": text}, "mqtt")
+            except Exception as e:  # the record cannot be written: nothing is sent
+                reply(False, "record cannot be written: %s" % e)
+                return
+        fut = worker.call(lambda c: c.link.request_text(text), relay=True)
 
         def done(f: Any) -> None:
             try:
                 ok, answer = f.result()
-            except (LinkError, ValueError) as e:
+                outcome = "ok" if ok else "refused: %s" % answer
+            except Exception as e:  # LinkError, ValueError, the relay queue full
                 ok, answer = False, "link %s" % e
+                outcome = "no clock: %s" % e
+            try:
+                if aid:
+                    self.hall.store.action_done(aid, outcome)
+            except Exception:
+                pass  # the action stays pending in the file; the reply still goes
             reply(ok, answer)
 
         fut.add_done_callback(done)
@@ -141,10 +298,48 @@ class Bridge:
         """A board of ours changed (called on its worker's thread)."""
         view = dict(view, server=self.name, url=self.url)
         topic = "%s/%s" % (self.root, view["clock_id"])
-        self.client.publish(topic + "/state", json.dumps(view), QOS, retain=True)
+        self._send(topic + "/state", validate.dumps(view), retain=True)
         if event is not None:
-            self.client.publish(topic + "/event", json.dumps(event), QOS)
+            self._send(topic + "/event", validate.dumps(event))
         self.published += 1
+
+    def _send(self, topic: str, payload: str, retain: bool = False) -> None:
+        """Publish from any thread without waiting: paho's own locks are held
+        by its thread while it handles what arrives (a flood, say), so a
+        clock's thread only queues here; the network thread publishes."""
+        self._queued += 1
+        self._out.put((topic, payload, retain))
+        self._wake(None, None, None)
+
+    def _publish_queued(self) -> None:
+        while True:
+            try:
+                topic, payload, retain = self._out.get_nowait()
+            except queue.Empty:
+                return
+            self.client.publish(topic, payload, QOS, retain=retain)
+            self._done += 1
+
+
+class Bucket:
+    """A token bucket: ``take`` is true at most ``rate`` times a second on
+    average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.at = time.monotonic()
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+            self.at = now
+            if self.tokens < 1:
+                return False
+            self.tokens -= 1
+            return True
 
 
 class RemoteClock:

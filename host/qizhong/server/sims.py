@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from qizhong.server.store import Store
 from qizhong.sim import headless
 
 START_S = 30.0  # a bound on a simulator's start (the firmware boots on MicroPython)
@@ -78,6 +79,14 @@ def start(n: int, folder: str, spec: str, prefix: str = "sim") -> list[SimClock]
             time.sleep(0.05)  # waiting on another process's start, bounded above
     out.sort(key=lambda s: int(s.board_id.rsplit("-", 1)[1]))
     return out
+
+
+def number(store: Store, sims: list[SimClock], game: str, spec: str) -> None:
+    """Board N is ``PREFIX-N`` (#20): each clock takes its board number in
+    order before any of them says hello (a board the store knew keeps its
+    number)."""
+    for s in sims:
+        store.board_for(s.board_id, s.serial, game, spec)
 
 
 def stop(sims: list[SimClock]) -> None:

@@ -10,7 +10,9 @@ number; a second copy of one (a replay after a reconnect) is ignored.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -72,12 +74,30 @@ class Stored:
     host_ms: int
 
 
+class StoreError(Exception):
+    """A write the file did not take (a full disk, an I/O error): nothing of it is kept."""
+
+
+class StoreBusy(StoreError):
+    """Another server has this file open."""
+
+
 class Store:
-    """The SQLite file. Safe to use from several threads (one lock)."""
+    """The SQLite file. Safe to use from several threads (one lock).
+
+    One server at a time: ``FILE.lock`` beside it holds an exclusive lock
+    (``flock``) and the owner's pid while the store is open; a second
+    server on the same file gets ``StoreBusy`` naming it, and touches nothing.
+    A write that fails raises ``StoreError`` and is rolled back whole."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock_fd = _lock(path + ".lock")
+        try:
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as e:
+            os.close(self._lock_fd)
+            raise StoreError("%s: %s" % (path, e)) from None
         self._lock = threading.Lock()
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -87,16 +107,23 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._lock_fd >= 0:
+                os.close(self._lock_fd)
+                self._lock_fd = -1
 
     def _write(self, sql: str, args: tuple[object, ...]) -> sqlite3.Cursor:
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                cur = self._db.execute(sql, args)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    cur = self._db.execute(sql, args)
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+            except (sqlite3.Error, OverflowError) as e:
+                raise StoreError("%s: %s" % (self.path, e)) from None
             return cur
 
     def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
@@ -248,3 +275,20 @@ class Store:
 
     def logins(self) -> set[str]:
         return {str(r[0]) for r in self._read("SELECT digest FROM logins")}
+
+
+def _lock(path: str) -> int:
+    """An exclusive lock on ``path`` (created), holding this pid; StoreBusy if held."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        owner = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+        os.close(fd)
+        raise StoreBusy(
+            "%s is in use by another qizhong serve (pid %s): one server per file;"
+            " stop that one, or give this one its own --db" % (path[: -len(".lock")], owner)
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, b"%d\n" % os.getpid(), 0)
+    return fd

@@ -306,7 +306,7 @@ class Demo:
         elif kind == clock.EV_STAGE:
             detail = "stage %d" % (arg + 1)
         elif kind == clock.EV_RECORD:
-            detail = "under %s: recording optional (TC-9)" % tcspec.fmt_ms(self.tc.record)
+            detail = "under %s: recording optional for both (TC-9)" % tcspec.fmt_ms(self.tc.record)
         elif kind == clock.EV_HELD:
             detail = "%d ms" % arg
         elif kind == clock.EV_KNOCK:
@@ -427,7 +427,7 @@ class Demo:
         parts = []
         if s.flagged:
             parts.append("⚑ FLAG, fell first" if c.first_flag == side else "⚑ FLAG")
-        if s.recorded:
+        if (s.recorded or c.sides[1 - side].recorded) and not s.flagged:  # TC-9: both
             parts.append("✎ REC optional")
         if c.knocker == side and c.state == clock.KNOCKED:
             parts.append("knocked it")

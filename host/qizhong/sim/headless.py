@@ -72,13 +72,20 @@ class Headless:
     """One real-time simulated clock with a control port. ``loop()`` runs it."""
 
     def __init__(
-        self, spec: str = "xq-rapid", listen: str = "127.0.0.1:0", board_id: str = "sim"
+        self,
+        spec: str = "xq-rapid",
+        listen: str = "127.0.0.1:0",
+        board_id: str = "sim",
+        board: str | None = None,
     ) -> None:
         """``board_id``: the id the clock gives in ``hello`` (many sims in one
-        hall need one each, as Picos have their flash ids)."""
+        hall need one each, as Picos have their flash ids); ``board``: ``oled``
+        or ``battery`` (docs/power.md)."""
         tc = tcs.parse(spec)  # a bad spec fails here, before anything starts
         host, port = listen_address(listen)
-        self.sim = Sim(virtual=False, open_link=False, display=False, board_id=board_id)
+        self.sim = Sim(
+            virtual=False, open_link=False, display=False, board_id=board_id, board=board
+        )
         try:
             self.sim.link.open()
             Clock(self.sim.link).configure(tcs.spec_of(tc))
@@ -249,7 +256,11 @@ def _write_state(path: str, info: dict[str, object]) -> None:
 
 
 def serve(
-    spec: str, state: str | None = None, listen: str = "127.0.0.1:0", board_id: str = "sim"
+    spec: str,
+    state: str | None = None,
+    listen: str = "127.0.0.1:0",
+    board_id: str = "sim",
+    board: str | None = None,
 ) -> int:
     """``qizhong sim --headless``: prints the serial device, then the control
     address, and runs until stopped (SIGTERM, SIGHUP, Ctrl-C, ``qizhong sim
@@ -262,7 +273,7 @@ def serve(
     old = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     h = None
     try:
-        h = Headless(spec, listen, board_id)
+        h = Headless(spec, listen, board_id, board)
         _write_state(state, h.info())
         print(h.sim.serial_path, flush=True)
         print("world %s (state in %s)" % (h.address, state), flush=True)

@@ -24,6 +24,7 @@ from qizhong.clocks.link import CommandError, Link, LinkError
 from qizhong.core import tcspec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+BOARDS = ("oled", "battery")  # firmware/boards/sim.py's QIZHONG_BOARD
 
 
 def repo_root() -> str:
@@ -72,6 +73,8 @@ class Sim:
         display: bool = True,
         flash: str | None = None,
         live_display: bool = False,
+        board: str | None = None,
+        log_sleeps: bool = False,
     ) -> None:
         """``firmware``: a folder with main.py (default: the repository's);
         ``options``: interpreter options such as ``("-X", "heapsize=64k")``;
@@ -83,7 +86,15 @@ class Sim:
         (#8, docs/journal.md): then ``power_cut`` and ``cut_after`` work;
         ``live_display``: the displays draw themselves in virtual time too;
         then, and in real time, every frame is kept in ``frame_log`` as
-        (t, display, bytes)."""
+        (t, display, bytes); ``board``: ``oled`` (today's board) or
+        ``battery`` (#22: segment displays, a loop that sleeps; docs/power.md);
+        by default ``QIZHONG_SIM_BOARD``, else ``oled`` (so a whole test run
+        can take the other board); ``log_sleeps``: keep every wake of the
+        firmware's loop in ``sleeps`` as (t, ms slept before it)."""
+        board = board or os.environ.get("QIZHONG_SIM_BOARD") or "oled"
+        if board not in BOARDS:
+            raise ValueError("board is %s, not %r" % (" or ".join(BOARDS), board))
+        self.board = board
         self.virtual = virtual
         self.firmware = firmware or os.path.join(repo_root(), "firmware")
         self.beeps: list[tuple[int, int]] = []
@@ -96,8 +107,10 @@ class Sim:
         self.texts: dict[int, list[tuple[int, int, str]]] = {}
         self.live_display = live_display
         self.frame_log: list[tuple[int, int, bytes]] = []
+        self.sleeps: list[tuple[int, int]] = []  # (t woken, ms slept), with log_sleeps
         self.now = 0
         self.deadline = -1
+        self.requests = 0  # frames the firmware had taken at its last idle or wake line
         self._releases: list[tuple[int, int]] = []
         self.step = False  # True: run_to moves deadline by deadline
         self._buf = b""
@@ -115,6 +128,8 @@ class Sim:
         env["QIZHONG_SKEW_PPM"] = str(skew_ppm)
         env["QIZHONG_ID"] = board_id
         env["QIZHONG_DISPLAY"] = "live" if live_display else "1" if display else "0"
+        env["QIZHONG_BOARD"] = board
+        env["QIZHONG_SLEEPS"] = "1" if log_sleeps else "0"
         if flash:
             env["QIZHONG_FLASH"] = flash
         self.flash = flash
@@ -296,9 +311,11 @@ class Sim:
 
     def _handle(self, words: list[str]) -> bool:
         """Record one board line; True for ``idle``."""
-        if words[0] == "idle":
+        if words[0] == "idle" or words[0] == "wake":  # wake: host bytes woke the loop (#20)
             self.now, self.deadline = int(words[1]), int(words[2])
-            return True
+            if len(words) > 3:
+                self.requests = int(words[3])
+            return words[0] == "idle"
         if words[0] == "beep":
             self.beeps.append((int(words[1]), int(words[2])))
         elif words[0] == "cue":
@@ -311,6 +328,8 @@ class Sim:
                 self.frame_log.append((int(words[3]), i, self.frames[i]))
         elif words[0] == "volume":
             self.volumes.append((int(words[1]), int(words[2])))
+        elif words[0] == "slept":
+            self.sleeps.append((int(words[1]), int(words[2])))
         elif words[0] == "voice":
             self.voices.append((int(words[1]), words[2]))
         else:
@@ -334,6 +353,23 @@ class Sim:
             line, self._buf = self._buf.split(b"\n", 1)
             if line.strip():
                 self._handle(line.decode().split())
+
+    def power(self) -> dict[str, int]:
+        """The board's energy record so far (#22, docs/power.md): ``wakes``
+        of the loop, ``slept_ms``, ``frames`` that changed and their
+        ``bus_bytes``, flash ``progs``, ``prog_bytes`` and ``erases``. Asking
+        does not wake the firmware."""
+        self.world.sendall(b"power\n")
+        while True:
+            words = self._line().split()
+            if words[0] == "power":
+                break
+            self._handle(words)
+        flash = [int(x) for x in words[5].split(",")] if "," in words[5] else [0, 0, 0, 0]
+        keys = ("wakes", "slept_ms", "frames", "bus_bytes")
+        out = dict(zip(keys, (int(w) for w in words[1:5]), strict=True))
+        out.update(progs=flash[0], prog_bytes=flash[1], erases=flash[2])
+        return out
 
     def at(self, t: int) -> int:
         """Run the firmware to virtual time ``t``; returns its next deadline."""
@@ -405,7 +441,24 @@ class Sim:
         except LinkError as e:
             raise SimError("%s\n%s" % (e, self._stderr()))
         self._collect()
+        if self.virtual and self.world is not None:
+            self._woken()
         return text
+
+    def _woken(self) -> None:
+        """Virtual time: wait for the loop's ``wake`` after the requests the
+        firmware has taken so far. The loop is not woken by this: the
+        firmware wakes itself on host bytes, as the Pico does (#20), and
+        ``deadline`` is then the one the request left."""
+        self.world.sendall(b"sync\n")
+        while True:
+            words = self._line().split()
+            if words[0] == "sync":
+                want = int(words[1])
+                break
+            self._handle(words)
+        while self.requests < want:
+            self._handle(self._line().split())
 
     def _collect(self) -> list[tuple[str, int, int, int]]:
         new = [(e.name, e.side, e.t, e.arg) for e in self.link.take_events()]

@@ -204,7 +204,7 @@ class Term:
         if name == "stage":
             return "%s: stage %d's time added" % (who, arg + 1)
         if name == "record":
-            return "%s: recording now optional (TC-9)" % who
+            return "%s under the threshold: recording now optional for both (TC-9)" % who
         if name == "held":
             return "%s held the lever %d.%d s (EQ-3)" % (who, arg // 1000, arg % 1000 // 100)
         if name == "knock":
@@ -278,7 +278,7 @@ class Term:
         texts = self.sim.texts.get(0, [])
         if any(t.startswith("SETUP") for _, _, t in texts):
             return "Setup: + / - change the choice, o next step (last: apply), m cancel"
-        if any(t.startswith("PAIRING") for _, _, t in texts):
+        if any(t.startswith(("PAIRING", "PA1R1")) for _, _, t in texts):
             return "Pairing: type the code into `qizhong pair`; any key cancels"
         state = self.status.get("state", "")
         if state == "idle":
@@ -329,11 +329,14 @@ def frame(lines: list[str]) -> str:
     return "\x1b[H" + "\r\n".join(line + "\x1b[K" for line in lines) + "\x1b[J"
 
 
-def start(spec: str, virtual: bool = False, voice: str = "") -> tuple[Sim, str]:
+def start(
+    spec: str, virtual: bool = False, voice: str = "", board: str | None = None
+) -> tuple[Sim, str]:
     """A simulated clock configured with ``spec`` (and ``voice``: "ja down",
     docs/voice.md), and the log's first line. Raises ValueError (the clock's
-    reason) for a spec or a voice it refuses."""
-    sim = Sim(virtual=virtual)
+    reason) for a spec or a voice it refuses. ``board``: ``battery`` draws
+    the battery board's segment glasses (docs/power.md)."""
+    sim = Sim(virtual=virtual, board=board)
     for line in (["voice " + voice] if voice else []) + ["config " + spec]:
         reply = sim.command(line)
         if not reply.startswith("ok"):
@@ -359,13 +362,15 @@ def speaker(sim: Sim, wav: str) -> str:
     )
 
 
-def main(spec: str, wav: str = "out/sim-voice.wav", voice: str = "") -> int:
+def main(
+    spec: str, wav: str = "out/sim-voice.wav", voice: str = "", board: str | None = None
+) -> int:
     if not sys.stdin.isatty():
         print("qizhong sim: needs a terminal (or use --headless)", file=sys.stderr)
         return 1
     step = int(os.environ.get("QIZHONG_TERM_STEP_MS") or "0")
     try:
-        sim, _ = start(spec, virtual=step > 0, voice=voice)
+        sim, _ = start(spec, virtual=step > 0, voice=voice, board=board)
     except SimError as e:
         print("qizhong sim: %s" % e, file=sys.stderr)
         return 1

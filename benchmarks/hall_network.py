@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The hall under load and under attack (#21): clocks over 2 servers, one broker, many viewers.
+
+    .venv/bin/python benchmarks/hall_network.py [--clocks N] [--idle V] [--active A]
+                                                [--presses K]   (default 500, 300, 20, 2)
+
+Starts a real mosquitto and two ``qizhong serve --sim N/2 --mqtt`` (every
+clock the real firmware on MicroPython in real time), opens V idle
+WebSockets (they never read) and A active ones, split over the two
+servers, and presses every clock's lever K times, one press every
+``--gap`` ms over the hall. Then the same again while an anonymous flood
+runs: on the broker, fake board states of the largest size the schema
+takes and untagged commands to every clock; on the HTTP API, wrong
+passwords, bad queries and ``/api/boards?all=1``. For each phase it prints
+press -> active page p50/p99 (each press, at every active page of its
+server), the servers' peak memory (VmHWM), and boards lost (boards not
+``up`` at the end, and ``lost`` events kept). Real time on a shared
+machine: numbers, not pass/fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+
+import paho.mqtt.client as mqtt  # noqa: E402
+import websocket  # noqa: E402
+from hall import broker, cpu_s, pct  # noqa: E402
+from hallserver import Server  # noqa: E402
+
+from qizhong.sim import headless  # noqa: E402
+
+
+def peak_kb(pid: int) -> int:
+    with open("/proc/%d/status" % pid) as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+def flood(addr: str, servers: list[Server], ids: list[str], stop: Any) -> dict:
+    """Anonymous traffic until ``stop``: counts of what was sent."""
+    sent = {"mqtt": 0, "http": 0}
+    host, port = addr.split(":")
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.connect(host, int(port))
+    c.loop_start()
+    c.publish("qizhong/hall/server/z", json.dumps({"url": "http://127.0.0.1:9/"}), 1, retain=True)
+    alert = {"id": 1, "kind": "knock", "side": 0, "t": 1, "host_ms": 1}
+
+    def mq() -> None:
+        i = 0
+        while not stop.is_set():
+            i += 1
+            view = {
+                "no": 1 + i % 200, "clock_id": "z-%d" % (i % 200), "server": "z",
+                "port": "p" * 200, "game": "xiangqi", "players": ["x" * 200, "y" * 200],
+                "spec": "s" * 200, "link": "up", "link_text": "t" * 200, "state": "running",
+                "run": 0, "left": [1, 2], "t": 1, "now": 2, "moves": [0, 0], "played": 0,
+                "periods": [-1, -1], "result": -1, "flag": [False, False], "knocks": 0,
+                "held": -1, "game_no": 1, "events": 1, "alerts": [alert] * 32,
+            }  # fmt: skip
+            c.publish("qizhong/hall/z-%d/state" % (i % 200), json.dumps(view), 0)
+            cid = random.choice(ids)
+            c.publish("qizhong/hall/%s/cmd" % cid, json.dumps({"text": "%d status" % i}), 0)
+            c.publish("qizhong/hall/%s/cmd" % cid, json.dumps({"text": "%d start 0" % i}), 0)
+            c.publish("qizhong/hall/%s/state" % cid, "[" * 8000, 0)
+            sent["mqtt"] += 4
+            time.sleep(0.002)
+
+    def http() -> None:
+        while not stop.is_set():
+            s = random.choice(servers)
+            for path, body in (
+                ("/api/login", {"password": "guess"}),
+                ("/api/events?after=abc", None),
+                ("/api/boards?all=1", None),
+            ):
+                req = urllib.request.Request(
+                    s.url + path,
+                    data=None if body is None else json.dumps(body).encode(),
+                    headers={"Content-Type": "application/json"},
+                )
+                try:
+                    urllib.request.urlopen(req, timeout=10).read()
+                except (urllib.error.URLError, OSError):
+                    pass
+                sent["http"] += 1
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (mq, mq, http, http)]
+    for t in threads:
+        t.start()
+    stop.wait()
+    for t in threads:
+        t.join(15)
+    c.loop_stop()
+    c.disconnect()
+    return sent
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clocks", type=int, default=500, help="simulated clocks in all (2 servers)")
+    ap.add_argument("--idle", type=int, default=300, help="WebSockets that never read")
+    ap.add_argument("--active", type=int, default=20, help="WebSockets that read")
+    ap.add_argument("--presses", type=int, default=2, help="presses per clock per phase")
+    ap.add_argument("--gap", type=int, default=20, help="ms between presses over the hall")
+    args = ap.parse_args()
+    n = args.clocks // 2
+    with tempfile.TemporaryDirectory() as tmp:
+        mq, addr = broker(tmp)
+        t0 = time.monotonic()
+        servers: list[Server] = []
+        idle: list[websocket.WebSocket] = []
+        try:
+            for name in ("a", "b"):
+                servers.append(
+                    Server(os.path.join(tmp, name + ".sqlite"), n, ("--mqtt", addr), name=name)
+                )
+            for s in servers:
+                s.boards_up(s.socket())
+            print(
+                "%d clocks up on 2 servers in %.1f s" % (2 * n, time.monotonic() - t0), flush=True
+            )
+            ids: dict[tuple[str, int], str] = {}
+            for s in servers:
+                for b in s.get("/api/boards"):
+                    ids[(s.name, b["no"])] = b["clock_id"]
+                    s.post("/api/boards/%d/start" % b["no"], {"side": 0})
+            for i in range(args.idle):
+                s = servers[i % 2]
+                idle.append(websocket.create_connection(s.url.replace("http", "ws", 1) + "/ws"))
+            got: dict[tuple[str, int, int], float] = {}  # (clock id, press no., page) -> s
+            kept: dict[tuple[str, int], float] = {}  # (clock id, press no.) -> wall s in the file
+            count: dict[tuple[str, int], int] = {}
+            lock = threading.Lock()
+            done = threading.Event()
+
+            def reader(s: Server, page: int) -> None:
+                ws = s.socket()
+                ws.settimeout(1)
+                while not done.is_set():
+                    try:
+                        raw = ws.recv()
+                    except websocket.WebSocketTimeoutException:
+                        continue
+                    except Exception:
+                        return
+                    if '"event": null' in raw:
+                        continue  # a state: no need to parse it (this process's CPU is the page's)
+                    ev = json.loads(raw).get("event")
+                    if ev and ev["name"] == "press":
+                        cid = ids[(s.name, ev["board"])]
+                        with lock:
+                            k = count[(cid, page)] = count.get((cid, page), 0) + 1
+                            got[(cid, k, page)] = time.monotonic()
+                            kept[(cid, k)] = ev["host_ms"] / 1000  # the server's wall clock
+                ws.close()
+
+            pages = [(servers[i % 2], i) for i in range(args.active)]
+            readers = [threading.Thread(target=reader, args=p, daemon=True) for p in pages]
+            for r in readers:
+                r.start()
+            clocks = [(s, s.sim(no), ids[(s.name, no)]) for s in servers for no in range(1, n + 1)]
+            sent: dict[tuple[str, int], float] = {}
+            sent_wall: dict[tuple[str, int], float] = {}
+            k = 0
+
+            def phase(title: str) -> None:
+                nonlocal k
+                first = k + 1
+                cpu0 = [cpu_s(s.proc.pid) for s in servers]
+                w0 = time.monotonic()
+                for _ in range(args.presses):
+                    k += 1
+                    lever = "left" if k % 2 else "right"
+                    for _s, sim, cid in clocks:
+                        sent[(cid, k)] = time.monotonic()
+                        sent_wall[(cid, k)] = time.time()
+                        headless.request(headless.address(sim.world, None), "press %s 30" % lever)
+                        time.sleep(args.gap / 1000)
+                want = [(cid, j, p) for (cid, j) in sent if j >= first for (srv, p) in pages
+                        if srv is next(s for s, _, c in clocks if c == cid)]  # fmt: skip
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and any(w not in got for w in want):
+                    time.sleep(0.1)
+                ms = [1000 * (got[w] - sent[w[:2]]) for w in want if w in got]
+                to_file = [
+                    1000 * (kept[p] - sent_wall[p]) for p in sent if p[1] >= first and p in kept
+                ]
+                wall = time.monotonic() - w0
+                cpu = [
+                    100 * (cpu_s(s.proc.pid) - c) / wall for s, c in zip(servers, cpu0, strict=True)
+                ]
+                down = sum(1 for s in servers for b in s.get("/api/boards") if b["link"] != "up")
+                lost = sum(1 for s in servers for e in s.get("/api/events") if e["name"] == "lost")
+                print(title, flush=True)
+                print(
+                    "  press -> active page: p50 %.1f ms, p99 %.1f ms (%d of %d deliveries)"
+                    % (pct(ms, 50), pct(ms, 99), len(ms), len(want))
+                )
+                print(
+                    "  peak server memory: a %.0f MB, b %.0f MB"
+                    % tuple(peak_kb(s.proc.pid) / 1024 for s in servers)
+                )
+                print(
+                    "    of which press -> kept in the server's file (the clock, its link,"
+                    " the commit): p50 %.1f ms, p99 %.1f ms" % (pct(to_file, 50), pct(to_file, 99))
+                )
+                print("  server CPU: a %.0f%%, b %.0f%% of one core; load average %s"
+                      % (cpu[0], cpu[1], open("/proc/loadavg").read().split()[0]))  # fmt: skip
+                print("  boards lost: %d not up, %d lost events kept" % (down, lost), flush=True)
+
+            print(
+                "%d clocks, %d idle + %d active viewers, %d presses per clock per phase"
+                % (2 * n, args.idle, args.active, args.presses)
+            )
+            phase("quiet")
+            # The flood in its own process: its threads must not take this one's
+            # CPU (the pages' readers' timestamps are the measurement).
+            ctx = multiprocessing.get_context("fork")
+            stop = ctx.Event()
+            out = ctx.Queue()
+            cids = list(ids.values())
+            proc = ctx.Process(target=lambda: out.put(flood(addr, servers, cids, stop)))
+            proc.start()
+            w0 = time.monotonic()
+            phase("with an anonymous flood on the broker and the HTTP API")
+            stop.set()
+            counts = out.get(timeout=60)
+            proc.join(30)
+            wall = time.monotonic() - w0
+            print(
+                "  flood: %d MQTT messages (%.0f/s), %d HTTP requests (%.0f/s)"
+                % (counts.get("mqtt", 0), counts.get("mqtt", 0) / wall,
+                   counts.get("http", 0), counts.get("http", 0) / wall)
+            )  # fmt: skip
+            done.set()
+        finally:
+            for w in idle:
+                w.close()
+            for s in servers:
+                s.stop()
+            mq.terminate()
+            mq.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""#21 items 10-17: the hall server against faults and careless input.
+
+A full disk (a file-size limit set on the running server: every write then
+fails at the OS, as with no space left), a second server on the same file,
+bad values on every API path, password guessing, and a few hundred clocks'
+descriptors (no ``select()`` limit). Real server, real simulated clocks."""
+
+import http.client
+import json
+import os
+import resource
+import subprocess
+import sys
+
+import pytest
+from hallserver import PASSWORD, Server
+
+from qizhong.server import sims
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(str(tmp_path / "hall.sqlite"), 2)
+    yield s
+    s.stop()
+
+
+def is_event(name, board=None):
+    def pred(m):
+        ev = m.get("event")
+        return bool(ev) and ev["name"] == name and board in (None, ev["board"])
+
+    return pred
+
+
+def call(server, method, path, body=None, source="127.0.0.1", password=PASSWORD):
+    """(status, JSON answer): any status, from a chosen source address."""
+    host, port = server.url.split("//", 1)[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10, source_address=(source, 0))
+    headers = {"Content-Type": "application/json"}
+    if password:
+        headers["Authorization"] = "Bearer " + password
+    conn.request(method, path, None if body is None else json.dumps(body), headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, json.loads(data), r.headers
+
+
+def test_a_full_disk_is_an_alert_the_board_stays_live_and_nothing_is_lost(server):
+    """Item 10: with every write refused (RLIMIT_FSIZE 0 on the server: EFBIG,
+    as ENOSPC on a full disk), a press is not kept: an alert says so, the
+    board stays up, an action answers 503 (not sent). With space back the
+    press is fetched again from the clock, and actions work."""
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/boards/1/start", {"side": 0})
+    pid = server.proc.pid
+    limit = resource.prlimit(pid, resource.RLIMIT_FSIZE)
+    resource.prlimit(pid, resource.RLIMIT_FSIZE, (0, limit[1]))
+    try:
+        sims.press(server.sim(1), "left")
+        m = server.wait(
+            ws,
+            lambda m: (
+                m["board"]["no"] == 1 and any(a["kind"] == "store" for a in m["board"]["alerts"])
+            ),
+        )
+        assert m["board"]["link"] == "up", m["board"]
+        status, body, _ = call(server, "POST", "/api/boards/1/pause", {})
+        assert status == 503 and "cannot be written" in body["error"]
+        board = server.get("/api/boards/1")
+        assert board["state"] == "running", json.dumps(board)  # the pause was not sent
+        server.wait(ws, lambda m: m["board"]["no"] == 1 and m["board"]["moves"] == [1, 0])  # status
+    finally:
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, limit)
+    server.wait(ws, is_event("press", 1))  # fetched again from the clock, now kept
+    server.post("/api/boards/1/pause", {})
+    server.wait(ws, is_event("pause", 1))
+    presses = [e for e in server.get("/api/events") if e["name"] == "press"]
+    assert [(e["board"], e["side"]) for e in presses] == [(1, 0)]
+    assert all(a["outcome"] == "ok" for a in server.get("/api/actions"))
+
+
+def test_a_second_server_on_the_same_file_is_refused(server):
+    """Item 11: it says who has the file, and starts and stops nothing."""
+    ws = server.socket()
+    server.boards_up(ws)
+    env = dict(os.environ, QIZHONG_ARBITER_PASSWORD=PASSWORD)
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "qizhong.cli", "serve", "--sim", "2", "--db", server.db,
+             "--listen", "127.0.0.1:0", "--name", "second"],
+            capture_output=True, text=True, env=env, timeout=30,
+        )  # fmt: skip
+    finally:  # on main it started clocks of its own: stop them
+        folder = server.db + ".sims"
+        for name in os.listdir(folder):
+            got = sims._alive(os.path.join(folder, name)) if name.startswith("second-") else None
+            if got is not None:
+                sims.stop([got])
+    assert second.returncode == 1
+    assert "in use by another qizhong serve (pid %d)" % server.proc.pid in second.stderr
+    assert [b["link"] for b in server.get("/api/boards")] == ["up", "up"]
+    server.post("/api/boards/1/start", {"side": 0})  # its clocks still run, and report here
+    server.wait(ws, is_event("start", 1))
+
+
+def test_bad_values_answer_json_400_and_nothing_stays_pending(server):
+    """Items 13, 14, 15."""
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/boards/2/start", {"side": 0})
+    from qizhong.sim import headless
+
+    headless.request(headless.address(server.sim(2).world, None), "tilt")
+    m = server.wait(ws, lambda m: any(a["kind"] == "knock" for a in m["board"]["alerts"]))
+    alert = next(a for a in m["board"]["alerts"] if a["kind"] == "knock")["id"]
+    # 13: an ack through another board's URL
+    assert call(server, "POST", "/api/boards/1/ack", {"event": alert})[0] == 404
+    assert any(a["id"] == alert for a in server.get("/api/boards/2")["alerts"])
+    # 15: bad controls, queries and numbers: a JSON 400 each
+    for path, body in (
+        ("/api/boards/1/config", {"spec": "15m+10s ☃"}),
+        ("/api/boards/1/config", {"spec": "15m+10s" + " " * 300}),
+        ("/api/boards/2/ack", {"event": 10**30}),
+        ("/api/boards/1/penalty", {"side": 0, "ms": 10**30}),
+        ("/api/boards/1/players", {"first": "Li\n1-0"}),
+        ("/api/boards/1/players", {"spec": "banana"}),  # 14: unreadable
+        ("/api/boards/1/request", {"text": "7 penalty 0 1000 ☃"}),  # not a frame's bytes
+    ):
+        status, answer, _ = call(server, "POST", path, body)
+        assert status == 400 and answer["error"], (path, body, status)
+    status, answer, _ = call(server, "GET", "/api/events?after=abc")
+    assert status == 400 and "after" in answer["error"]
+    for path in ("/api/boards/" + "9" * 5000, "/api/boards/" + "9" * 5000 + "/events"):
+        assert call(server, "GET", path)[0] == 400
+    # 14: a spec that is not the clock's control (xq-rapid: 15m+10s)
+    status, answer, _ = call(server, "POST", "/api/boards/1/players", {"spec": "300+5"})
+    assert status == 409 and "config" in answer["error"]
+    server.post("/api/boards/1/players", {"spec": "900+10"})  # the same control, PGN's way
+    server.post("/api/boards/2/ack", {"event": alert})
+    assert not server.get("/api/boards/2")["alerts"]
+    assert [a for a in server.get("/api/actions") if a["outcome"] == "pending"] == []
+
+
+def test_logins_are_rate_limited_per_address(server):
+    """Item 16: after 5 wrong passwords an address waits (429, Retry-After),
+    even with the right one; another address is not held up."""
+    codes = [call(server, "POST", "/api/login", {"password": "guess%d" % i}, password="")[0]
+             for i in range(12)]  # fmt: skip
+    assert codes[:5] == [403] * 5 and set(codes[5:]) == {429}, codes
+    status, _, headers = call(server, "POST", "/api/login", {"password": PASSWORD}, password="")
+    assert status == 429 and int(headers["Retry-After"]) >= 1
+    status, body, _ = call(
+        server, "POST", "/api/login", {"password": PASSWORD}, source="127.0.0.2", password=""
+    )
+    assert status == 200 and body == {"arbiter": True}
+    # A script's password (Authorization: Bearer) is counted the same way.
+    codes = [call(server, "POST", "/api/boards/1/pause", {}, source="127.0.0.3",
+                  password="guess%d" % i)[0] for i in range(8)]  # fmt: skip
+    assert codes[:5] == [401] * 5 and set(codes[5:]) == {429}, codes

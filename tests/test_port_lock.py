@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The port lock (docs/arbiter.md: one program at a time owns a clock's port)
+trusts nothing it did not make (#26 item 5): a link at the lock file's place
+is refused, never followed (its target used to be overwritten with the pid
+and command line), and so is a lock folder another user could write in."""
+
+import os
+import tty
+
+import pytest
+
+from qizhong.clocks.link import Link, LinkError, PortBusy, lock_path
+
+
+@pytest.fixture
+def pty(tmp_path, monkeypatch):
+    """A serial port (a pty; nothing answers on it) and a private lock folder."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    (tmp_path / "run").mkdir(mode=0o700)
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    yield os.ttyname(slave)
+    os.close(master)
+    os.close(slave)
+
+
+def test_the_lock_is_taken_and_names_its_owner(pty):
+    link = Link(pty)
+    with pytest.raises(PortBusy, match="in use by pid %d" % os.getpid()):
+        Link(pty)
+    link.close()
+    Link(pty).close()
+
+
+def test_a_link_at_the_lock_files_place_is_refused_and_its_target_kept(pty, tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    os.symlink(victim, lock_path(pty))
+    with pytest.raises(LinkError, match="is a link: refused"):
+        Link(pty)
+    assert victim.read_bytes() == b"precious\n"
+    os.unlink(lock_path(pty))
+    Link(pty).close()  # a plain lock file again: taken
+
+
+def test_a_hard_link_at_the_lock_files_place_is_refused(pty, tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious\n")
+    os.link(victim, lock_path(pty))
+    with pytest.raises(LinkError, match="not a plain file of ours"):
+        Link(pty)
+    assert victim.read_bytes() == b"precious\n"
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o722], ids=oct)
+def test_a_lock_folder_others_may_write_is_refused(pty, tmp_path, mode):
+    folder = os.path.dirname(lock_path(pty))
+    os.chmod(folder, mode)
+    with pytest.raises(LinkError, match="may be written by others"):
+        Link(pty)
+    os.chmod(folder, mode | 0o1000)  # sticky: others cannot replace our files
+    Link(pty).close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the folder away")
+def test_a_lock_folder_of_another_user_is_refused(pty):
+    folder = os.path.dirname(lock_path(pty))
+    os.chown(folder, 65534, 65534)
+    os.chmod(folder, 0o700)
+    with pytest.raises(LinkError, match="belongs to user 65534"):
+        Link(pty)
