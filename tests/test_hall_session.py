@@ -49,7 +49,7 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     assert line(server, "炮二平五")["ok"]
     sims.press(server.sim(1), "left", wait_up=True)  # Red's move, pressed
     wait_for(server, ws, lambda v: v["moves"] and v["moves"][0]["left"] is not None)
-    sims.press(server.sim(1), "right")  # Black presses without a move: XQ-R19
+    sims.press(server.sim(1), "right", wait_up=True)  # Black presses without a move: XQ-R19
     wait_for(server, ws, lambda v: v["fouls"][1] == 1)
     assert "nomove" in alert_kinds(server)
     # Black's move, then its press: the record's times are the session's pairing (the
