@@ -39,7 +39,7 @@ from qizhong.records import xiangqi_pgn
 from qizhong.server import sims
 from qizhong.sim import headless
 
-N = int(os.environ.get("QIZHONG_TOURNEY_BOARDS", "20"))
+N = 20  # boards: 14 Xiangqi (7 of them for the incidents), 3 Go, 3 chess
 GO = (N - 5, N - 4, N - 3)  # three Go boards, then three chess boards; the rest Xiangqi
 CHESS = (N - 2, N - 1, N)
 WAIT_S = 40
@@ -446,6 +446,11 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     )
     for no in range(1, N + 1):
         played[2, no] = kept(desk, no)
+    # The broadcast: every chess game of round 2 in /live.pgn, with the round's tags.
+    live = io.StringIO(fetch(server, "/live.pgn?game=chess").decode("utf-8"))
+    heads = [g.headers for g in iter(lambda: chess.pgn.read_game(live), None)]
+    assert sorted(int(h["Board"]) for h in heads) == list(CHESS)
+    assert {(h["Round"], h["Event"], h["Date"]) for h in heads} == {("2", EVENT, "2026.11.26")}
 
     # The results table on the page agrees, at a laptop's and a phone's width.
     b.get(server.url + "/rounds")
