@@ -213,13 +213,10 @@ def test_the_command_reader_finds_what_the_pages_show():
     arbiter = [c for _, c, _ in commands("docs/arbiter.md")]
     assert arbiter[0].endswith('--event "全国快棋赛" --round 3')  # a continued line
     shown = [(c, s) for _, c, s in commands("docs/timecontrol.md") if s is not None]
-    assert shown == [
-        (
-            'qizhong tc "10m+5s delay 3s"',
-            "qizhong: bad time control: an increment cannot be combined with delay\n"
-            "10m+5s delay 3s\n^",
-        )
-    ]
+    assert (
+        'qizhong tc "10m+5s delay 3s"',
+        "qizhong: bad time control: an increment cannot be combined with delay\n10m+5s delay 3s\n^",
+    ) in shown
     assert skipped("make flash PORT=/dev/ttyACM0") and not skipped("qizhong ports")
     assert [c for _, c, _ in commands("docs/hardware-build.md")] == ["make flash PORT=/dev/ttyACM0"]
 

@@ -69,6 +69,8 @@ def test_a_penalty_made_on_the_page_reaches_the_clock_and_comes_back(server, bro
     box.clear()
     box.send_keys("-90")
     browser.find_element(By.ID, "penalty").click()
+    assert "Give Black −90 s on board 1?" in text_of(browser, "#ask .question")  # asked first
+    browser.find_element(By.ID, "ask-yes").click()
     until(browser, lambda: text_of(browser, "#board-1 .s1 .time") == "13:30")
     ev = [e for e in server.get("/api/boards/1/events") if e["name"] == "penalty"]
     assert [(e["side"], e["arg"]) for e in ev] == [(1, -90000)]  # the clock's own event

@@ -99,7 +99,9 @@ def test_crc_is_zlibs_crc32():
 def test_every_side_field_is_journaled():
     # A field added to SideTime must be added to the record (journal.SIDE).
     assert set(vars(SideTime())) == set(J.SIDE_FIELDS)
-    assert len(J.SIDE_FIELDS) == len(J.SIDE.lstrip("<")) + 2  # ot, flagged, recorded: one byte
+    assert (
+        len(J.SIDE_FIELDS) == len(J.SIDE.lstrip("<")) + 3
+    )  # ot, flagged, recorded, warned: one byte
 
 
 def test_every_clock_field_is_journaled_or_transient():

@@ -591,3 +591,32 @@ def test_a_port_locked_by_another_tool_is_refused_with_its_owner():
         Link(sim.serial_path).close()  # free again
         with pytest.raises(LinkError, match="cannot open"):
             Link(sim.serial_path + "-none")
+
+
+def test_events_lost_before_any_arrived_are_fetched_from_the_first_status():
+    """#24 item 4: a host that has received no event yet (a fresh port: the
+    first events of a game lost on the line, or sent before the port was
+    opened, which pyserial's open flushes) still fetches them when the
+    first status reply's ``seq`` shows them. The old link waited for a
+    first event before it looked at status replies."""
+    with Sim(open_link=False) as sim, Proxy(sim.serial_path) as px:
+        dropped: list[str] = []
+
+        def drop_events(body: str) -> list[str]:
+            if body.split()[:1] == ["e"]:
+                dropped.append(body)
+                return []
+            return [body]
+
+        px.to_host = drop_events
+        clock = Clock(px.path, timeout=5.0)
+        clock.configure("10m")
+        clock.start()
+        assert len(dropped) >= 2 and clock.events() == []
+        px.to_host = lambda b: [b]
+        st = clock.status()
+        got = collect(clock, st.seq)
+        assert [e.name for e in got if e.name in ("config", "start")] == ["config", "start"]
+        once_in_order(got)
+        assert got[0].seq == 1
+        clock.close()

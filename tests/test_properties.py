@@ -15,10 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qizhong.core import clock, tcspec, timecontrol
+from qizhong.core import clock, tcspec, timecontrol, voice
 
 EV = clock
-SELF_EVENTS = (EV.EV_FLAG, EV.EV_CUE, EV.EV_OVERTIME, EV.EV_PERIOD, EV.EV_RECORD, EV.EV_HELD)
+SELF_EVENTS = (
+    EV.EV_FLAG, EV.EV_CUE, EV.EV_OVERTIME, EV.EV_PERIOD, EV.EV_RECORD, EV.EV_HELD,
+    EV.EV_WARN, EV.EV_STAGE,  # TC-15, TC-10
+)  # fmt: skip
 KNOCK_BONUS = 60000  # EQ-5: the knocker's opponent gets +60 s
 SEC, MIN1, LEFT = 100, 200, 300  # voice cue ids, as documented in voice.py
 
@@ -288,19 +291,26 @@ def test_conservation_no_millisecond_created_or_lost(p, t0, first, actions):
 def any_specs(draw):
     """Any control: Fischer (stages), Bronstein, delay, hourglass, with or without
     count (TC-5), byo-yomi (TC-6) or Canadian (TC-7) overtime, TC-4, TC-9, flag mode."""
-    timing = draw(st.sampled_from(("fischer", "fischer", "bronstein", "delay", "hourglass")))
+    timing = draw(
+        st.sampled_from(("fischer", "fischer", "bronstein", "delay", "hourglass", "upcount"))
+    )
+    if timing == "upcount":  # TC-13
+        return "upcount" + draw(st.sampled_from(("", " record off", " flag run")))
     ot = "none"
     if timing != "hourglass":  # an hourglass has no overtime
         ot = draw(st.sampled_from(("none", "count", "byoyomi", "canadian")))
     n = draw(st.integers(1, 3)) if timing == "fischer" else 1
     lo = 1 if ot == "none" or n > 1 else 0
+    at_flag = n > 1 and draw(st.booleans())  # TC-10: stages to the first flag
     parts = []
     for k in range(n):
         s = "%dms" % draw(st.integers(lo, 90000))
-        if k < n - 1 or draw(st.booleans()):
+        if (k < n - 1 and not at_flag) or (k == n - 1 and draw(st.booleans())):
             s = "%d/%s" % (draw(st.integers(1, 4)), s)
         if timing == "fischer" and draw(st.booleans()):
             s += "+%dms" % draw(st.integers(1, 20000))
+        elif timing == "fischer" and draw(st.booleans()):  # TC-11: this stage's own delay
+            s += "+%s%dms" % (draw(st.sampled_from("db")), draw(st.integers(1, 20000)))
         parts.append(s)
     spec = ":".join(parts)
     if timing == "hourglass":
@@ -314,7 +324,11 @@ def any_specs(draw):
         spec += " byoyomi %dx%ds" % (draw(st.integers(1, 4)), period)
     elif ot == "canadian":
         spec += " canadian %d/%dms" % (draw(st.integers(1, 4)), draw(st.integers(1000, 60000)))
-    spec += draw(st.sampled_from(("", "", " red -40%", " black +25%")))
+        spec += draw(st.sampled_from(("", " reset")))  # TC-12
+    spec += draw(st.sampled_from(("", "", " red -40%", " black +25%", " second 30s", " first 2m")))
+    if timing == "fischer" and "+" in spec and "+d" not in spec and "+b" not in spec:
+        spec += draw(st.sampled_from(("", " cap 100h")))  # TC-14
+    spec += draw(st.sampled_from(("", " warn 20s", " warn 1m voice")))  # TC-15
     thr = draw(st.one_of(st.just(1000), st.integers(1000, 200000)))  # at least 1 s
     spec += draw(st.sampled_from(("", " record off", " record %dms" % thr)))
     spec += draw(st.sampled_from(("", "", " flag run", " flag freeze")))
@@ -435,15 +449,18 @@ def point(c, t):
     return (t, c.state, r, left(c, 0, t), left(c, 1, t), flagged)
 
 
-def check_monotone(a, b, evs, hourglass):
+def check_monotone(a, b, evs, hourglass, up=False):
     """Monotonic displays between two polls with no action in between."""
     t1, s1, r1, *l1, f1 = a
     t2, s2, r2, *l2, _ = b
     if not (s1 == s2 == clock.RUNNING and r1 == r2):
         return
-    if kinds(evs, EV.EV_OVERTIME, EV.EV_PERIOD, EV.EV_FLAG):
-        return  # a new overtime period shows a fresh period
+    if kinds(evs, EV.EV_OVERTIME, EV.EV_PERIOD, EV.EV_FLAG, EV.EV_STAGE):
+        return  # a new overtime period, or TC-10's next stage, shows a fresh time
     r, o, dt = r1, 1 - r1, t2 - t1
+    if up:  # TC-13: the mover's count rises with time, the other stands still
+        assert l2[r] - l1[r] == dt and l2[o] == l1[o], (a, b)
+        return
     fell = l1[r] - l2[r]
     assert 0 <= fell <= dt, (a, b)  # never rises, never falls faster than time
     if hourglass and not f1:  # what the mover uses, the opponent gains
@@ -471,7 +488,7 @@ def run_polled(spec, t0, steps, tail):
             # The display does not depend on the polling.
             assert (left(c, 0, tp), left(c, 1, tp)) == before
             cur = point(c, tp)
-            check_monotone(last, cur, new, hourglass)
+            check_monotone(last, cur, new, hourglass, spec.startswith("upcount"))
             last = cur
             evs += new
         t += gap
@@ -727,7 +744,8 @@ def test_overtime_schedule_when_nobody_presses(kind, base, t0, data):
     """TC-5 count: "1".."P" each whole second, flag at base + P + grace.
     TC-6/6a/6b byo-yomi: the readings of each period, "1分" and "还剩 k 分", a
     period event at each period end, the flag at the last period's end.
-    TC-7 Canadian: the flag when the block time is used up."""
+    TC-7 Canadian: the count over the block's last seconds, the flag when the
+    block time is used up."""
     ot = base + t0  # main time used up
     want = [(EV.EV_START, 0, t0, 0), (EV.EV_OVERTIME, 0, ot, 0)]
     if kind == "count":
@@ -749,6 +767,8 @@ def test_overtime_schedule_when_nobody_presses(kind, base, t0, data):
         moves = data.draw(st.integers(1, 30))
         block = data.draw(st.integers(1000, 10**6))
         spec = "%dms canadian %d/%dms" % (base, moves, block)
+        # #23: the block's last seconds are counted, by the time left in it
+        want += [(EV.EV_CUE, 0, ot + block - ms, cue) for ms, cue in voice.canadian_table(block)]
         want.append((EV.EV_FLAG, 0, ot + block, 1))
     c = new_clock(spec + " record off")
     c.start(t0, 0)
@@ -934,7 +954,7 @@ def test_values_are_integer_ms(sc, probes):
             left(c, 1, t + p)
         for s in c.sides:
             for name, v in vars(s).items():
-                want = bool if name in ("ot", "flagged", "recorded") else int
+                want = bool if name in ("ot", "flagged", "recorded", "warned") else int
                 assert type(v) is want, (name, v)
 
 

@@ -82,3 +82,32 @@ def test_a_go_game_under_delay_is_saved_when_it_ends(tmp_path):
         path = game.save(str(tmp_path / "g.sgf"))
     back = go_sgf.read(open(path, "rb").read())
     assert tcspec.format(back.time_control) == "5m delay 5s" and back.result == "W+R"
+
+
+def test_an_upcount_is_no_time_control_in_pgn_and_no_tm_in_sgf():
+    # TC-13: PGN's "-" is no time control; SGF has no TM; the exact spec beside.
+    from qizhong.records import chess_pgn
+
+    data, back = _sgf_round_trip(timecontrol.parse("upcount"))
+    root = _root(data)
+    assert not root.has_property("TM") and root.get_raw("QZTC") == b"upcount"
+    assert tcspec.format(back.time_control) == "upcount"
+    import chess
+
+    game = chess_pgn.build(chess.Board(), time_control="upcount")
+    assert (game.headers["TimeControl"], game.headers["ClockSpec"]) == ("-", "upcount")
+
+
+def test_the_new_modes_keep_their_exact_spec_in_both_records():
+    # TC-10, TC-11, TC-12, TC-14, TC-16: TM/OT say what they can, QZTC the rest.
+    for spec, tm, ot in (
+        ("75m:15m", b"4500", None),
+        ("60m canadian 25/10m reset", b"3600", b"25/600 Canadian"),
+        ("10m+10s cap 10m", b"600", b"10 fischer"),
+        ("5m+2s second 4m", b"300", b"2 fischer"),
+    ):
+        data, back = _sgf_round_trip(timecontrol.parse(spec))
+        root = _root(data)
+        assert root.get_raw("TM") == tm and root.get_raw("QZTC") == spec.encode()
+        assert (root.get_raw("OT") if root.has_property("OT") else None) == ot
+        assert tcspec.format(back.time_control) == spec

@@ -107,3 +107,20 @@ def test_a_tolerance_accepts_near_times_and_nothing_else(tmp_path):
     exact = scenario.run_file(str(path))
     assert len(exact.failures) == 2
     assert not scenario.run_file(str(path), tolerance=2).ok
+
+
+def test_an_expected_event_after_the_last_status_read_is_found():
+    # #24 item 4: the clock's first event (boot) is lost on the line, as when
+    # a host opens the port after it was sent. The runner's one status read at
+    # the end then showed a gap the link filled only on a later read, and
+    # every `expect event` failed as "missing" with an empty list.
+    steps = scenario.parse(
+        "at 0 key start\nat 1000 press left\nexpect event 1000 press red 909000\n"
+        "expect event 0 start red\n"
+    )
+    with Sim() as sim:
+        sim.link.pump(0.5)  # what the firmware sent at boot, read ...
+        sim.link.take_events()  # ... and lost before anyone saw it
+        sim.link.skip_to(0)
+        res = scenario.run(steps, sim)
+    assert res.failures == [] and res.checked == 2

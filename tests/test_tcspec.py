@@ -5,13 +5,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qizhong.core import tcspec, timecontrol
+from qizhong import timecontrol as host_tc
+from qizhong.core import tcformats, tcspec, timecontrol
 from qizhong.core.tcspec import SpecError
 from qizhong.core.timecontrol import (
     BRONSTEIN,
     DELAY,
     FISCHER,
     HOURGLASS,
+    UPCOUNT,
     ByoYomi,
     Canadian,
     Count,
@@ -43,14 +45,24 @@ SEC = 1000
             0,
         ),
         (
-            "40/5400+30:1800+30",  # PGN spelling of the same
-            [Stage(90 * MIN, 30 * SEC, 40), Stage(30 * MIN, 30 * SEC)],
-            FISCHER,
-            0,
+            "40/120, SD/30 d5",  # US notation: bare base times are minutes (#24)
+            [Stage(120 * MIN, 0, 40), Stage(30 * MIN)],
+            DELAY,
+            5 * SEC,
             None,
             0,
         ),
-        ("1200+10", [Stage(20 * MIN, 10 * SEC)], FISCHER, 0, None, 0),
+        ("G/60;inc30", [Stage(60 * MIN, 30 * SEC)], FISCHER, 0, None, 0),
+        ("G/90+30", [Stage(90 * MIN, 30 * SEC)], FISCHER, 0, None, 0),
+        (
+            "40/90:30 delay 5",
+            [Stage(90 * MIN, 0, 40), Stage(30 * MIN)],
+            DELAY,
+            5 * SEC,
+            None,
+            0,
+        ),
+        ("5m d5s", [Stage(5 * MIN)], DELAY, 5 * SEC, None, 0),
         ("5m bronstein 3s", [Stage(5 * MIN)], BRONSTEIN, 3 * SEC, None, 0),
         ("5m delay 5s", [Stage(5 * MIN)], DELAY, 5 * SEC, None, 0),
         ("3m hourglass", [Stage(3 * MIN)], HOURGLASS, 0, None, 0),
@@ -70,8 +82,8 @@ def test_parse(text, stages, timing, delay, overtime, handicap):
 @pytest.mark.parametrize(
     "text, canonical",
     [
-        ("1200+10", "20m+10s"),
-        ("40/5400+30:1800+30", "40/90m+30s:30m+30s"),
+        ("G/60;inc30", "60m+30s"),
+        ("40/120, SD/30 d5", "40/2h:30m delay 5s"),
         ("60m byoyomi 3x60s", "60m byoyomi 3x60s"),
         ("2h", "2h"),
         ("90s", "90s"),
@@ -115,7 +127,15 @@ def test_tc9_threshold_defaults_to_3_minutes():
         ("30m1h", "units go from large to small", 4),
         ("40/", "expected the base time", 4),
         ("0/90m", "a stage has 1 to 999 moves", 1),
-        ("90m:30m", "only the last stage may leave out its move count", 5),
+        ("40/90m:30m:10m", "flag stages come first", 12),
+        ("10m+5s:5m+d5s hourglass", "an increment cannot be combined with hourglass", 1),
+        ("10m cap 20m", "a cap needs an increment", 1),
+        ("10m+5s cap 5m", "the cap is at least the base", 1),
+        ("10m+5s second 4m red -40%", "own time or handicap", 1),
+        ("10m warn 500ms", "the warning threshold is 1s or more", 5),
+        ("10m warn 2m voice", "no voice for that warning", 5),
+        ("upcount byoyomi 3x30s", "an upcount has no more", 1),
+        ("10m second 0s", "a side's base is 1s to 100h", 5),
         ("10m foo", "unknown word 'foo'", 5),
         ("10m count", "expected the count period", 10),
         ("10m count 90s", "the count period is 1s to 60s", 5),
@@ -140,6 +160,12 @@ def test_tc9_threshold_defaults_to_3_minutes():
         ("10m flag stop", "expected flag freeze or flag run", 5),
         ("10m record 500ms", "the recording threshold is 1s or more, or off", 5),
         ("red -40%", "expected the base time", 1),
+        ("90+30", "ambiguous: 90m+30s (minutes, as US arbiters write it) or 90s+30s", 1),
+        ("40/90:30", "ambiguous: 40/90m:30m (minutes, as US arbiters write it) or 40/90s:30s", 4),
+        ("40/5400+30:1800+30", "or 40/90m+30s:30m+30s (seconds, as PGN writes it)", 4),
+        ("G/60;inc30+10s", "unexpected '+'", 11),
+        ("G/60+10s inc 10s", "the increment is given twice", 10),
+        ("5m d5s delay 5s", "'delay' given twice", 8),
     ],
 )
 def test_bad_specs_say_what_and_where(text, message, column):
@@ -156,9 +182,9 @@ def test_spec_must_be_text():
         tcspec.parse(None)
 
 
-@pytest.mark.parametrize("name", sorted(tcspec.PRESETS))
+@pytest.mark.parametrize("name", sorted(host_tc.PRESETS))
 def test_presets_parse_and_round_trip(name):
-    spec, about = tcspec.PRESETS[name]
+    spec, about = host_tc.PRESETS[name]
     tc = tcspec.parse(name)
     assert tc == tcspec.parse(spec)
     assert tcspec.parse(tcspec.format(tc)) == tc
@@ -188,21 +214,28 @@ whole_s = st.integers(1, 3 * 3600).map(lambda s: s * 1000)
 
 @st.composite
 def time_controls(draw):
-    timing = draw(st.sampled_from([FISCHER, BRONSTEIN, DELAY, HOURGLASS]))
+    timing = draw(st.sampled_from([FISCHER, BRONSTEIN, DELAY, HOURGLASS, UPCOUNT]))
+    if timing == UPCOUNT:  # TC-13: nothing else to it but the display settings
+        record = draw(st.sampled_from([180000, 0, 60000]))
+        return TimeControl([Stage(0)], UPCOUNT, record=record)
     n = 1 if timing == HOURGLASS else draw(st.integers(1, 3))
+    at_flag = n > 1 and draw(st.booleans())  # TC-10: stages to the first flag
     stages = []
     for i in range(n):
         last = 0 if timing == HOURGLASS else draw(st.sampled_from([0, 0, 40]))
-        moves = draw(st.integers(1, 999)) if i < n - 1 else last
-        inc = draw(st.integers(0, 60000)) if timing == FISCHER else 0
-        stages.append(Stage(draw(durations), inc, moves))
+        moves = 0 if at_flag and i < n - 1 else draw(st.integers(1, 999)) if i < n - 1 else last
+        own = -1 if timing == HOURGLASS else draw(st.sampled_from([-1, -1, BRONSTEIN, DELAY]))
+        how = timing if own < 0 else own  # TC-11: a stage's own method
+        inc = draw(st.integers(0, 60000)) if how == FISCHER else 0
+        own_delay = draw(st.integers(1, 30000)) if own >= 0 else 0
+        stages.append(Stage(draw(durations), inc, moves, own, own_delay))
     delay = draw(st.integers(1, 30000)) if timing in (BRONSTEIN, DELAY) else 0
     overtime = draw(
         st.one_of(
             st.none(),
             st.builds(Count, st.integers(1, 60).map(lambda s: s * 1000), st.integers(0, 5000)),
             st.builds(ByoYomi, st.integers(1, 99), whole_s),
-            st.builds(Canadian, st.integers(1, 999), whole_s),
+            st.builds(Canadian, st.integers(1, 999), whole_s, st.booleans()),
         )
     )
     if timing == HOURGLASS:
@@ -210,7 +243,17 @@ def time_controls(draw):
     handicap = draw(st.sampled_from([0, -40, 40, -1, 90]))
     record = draw(st.sampled_from([180000, 0, 60000, 1500, 1000]))
     freeze = draw(st.sampled_from([None, True, False]))
-    return TimeControl(stages, timing, delay, overtime, handicap, record, freeze)
+    warn = draw(st.sampled_from([0, 0, 60000, 30000, 90000]))
+    voice = warn in (60000, 30000) and draw(st.booleans())
+    first = second = cap = 0
+    if not handicap and draw(st.booleans()):  # TC-16
+        first, second = draw(st.sampled_from([(0, 240000), (360000, 0), (60000, 7200000)]))
+    top = max(stages[0].base, first, second)
+    if timing == FISCHER and any(s.inc for s in stages) and draw(st.booleans()):  # TC-14
+        cap = top + draw(st.integers(0, 600000))
+    return TimeControl(
+        stages, timing, delay, overtime, handicap, record, freeze, cap, warn, voice, first, second
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -257,21 +300,21 @@ def test_garbage_is_a_spec_error_or_a_control(text):
 )
 def test_pgn_time_control(spec, pgn):
     tc = tcspec.parse(spec)
-    assert tcspec.to_pgn(tc) == pgn
-    assert tcspec.from_pgn(pgn) == tc
+    assert tcformats.to_pgn(tc) == pgn
+    assert tcformats.from_pgn(pgn) == tc
 
 
 @pytest.mark.parametrize("spec", ["20m count 10s", "5m delay 3s", "10m+5s red -40%", "1500ms"])
 def test_pgn_refuses_what_it_cannot_say(spec):
     with pytest.raises(ValueError):
-        tcspec.to_pgn(tcspec.parse(spec))
+        tcformats.to_pgn(tcspec.parse(spec))
 
 
 def test_pgn_unknown_and_none():
-    assert tcspec.from_pgn("?") is None
-    assert tcspec.from_pgn("-") is None
+    assert tcformats.from_pgn("?") is None
+    assert tcformats.from_pgn("-") is None
     with pytest.raises(SpecError):
-        tcspec.from_pgn("15m+10s")  # the native syntax is not PGN
+        tcformats.from_pgn("15m+10s")  # the native syntax is not PGN
 
 
 @pytest.mark.parametrize(
@@ -286,20 +329,60 @@ def test_pgn_unknown_and_none():
 )
 def test_sgf_time_properties(spec, tm, ot):
     tc = tcspec.parse(spec)
-    assert tcspec.to_sgf(tc) == (tm, ot)
-    assert tcspec.from_sgf(tm, ot) == tc
+    assert tcformats.to_sgf(tc) == (tm, ot)
+    assert tcformats.from_sgf(tm, ot) == tc
 
 
 def test_sgf_reads_kgs_style():
-    tc = tcspec.from_sgf("1800", "5x30 byo-yomi")
+    tc = tcformats.from_sgf("1800", "5x30 byo-yomi")
     assert tc.stages[0].base == 30 * MIN and tc.overtime == ByoYomi(5, 30 * SEC)
-    assert tcspec.from_sgf("300.5").stages[0].base == 300500
+    assert tcformats.from_sgf("300.5").stages[0].base == 300500
     with pytest.raises(SpecError):
-        tcspec.from_sgf("abc")
+        tcformats.from_sgf("abc")
     with pytest.raises(SpecError):
-        tcspec.from_sgf("600", "sudden death bonus")
+        tcformats.from_sgf("600", "sudden death bonus")
 
 
 def test_time_control_repr_shows_the_spec():
     assert repr(tcspec.parse("15m+10s")) == "TimeControl('15m+10s')"
     assert timecontrol.TIMING_NAMES[tcspec.parse("3m hourglass").timing] == "hourglass"
+
+
+@settings(max_examples=200, deadline=None)
+@given(time_controls())
+def test_display_lines_are_the_whole_spec_never_cut(tc):
+    # #24: the setup menu shows a control a stage a line, at most 16 characters.
+    lines = tcformats.format_lines(tc)
+    assert "".join(lines).replace(" ", "") == tcspec.format(tc).replace(" ", "")
+    assert all(0 < len(line) <= 16 for line in lines)
+
+
+def test_the_fide_preset_is_shown_a_stage_a_line():
+    tc = tcspec.parse("fide")
+    assert tcformats.format_lines(tc) == ("40/90m+30s", ":30m+30s")
+
+
+@pytest.mark.parametrize(
+    "pgn, canonical",
+    [
+        ("1200+10", "20m+10s"),
+        ("40/5400+30:1800+30", "40/90m+30s:30m+30s"),
+        ("*180", "3m hourglass"),
+    ],
+)
+def test_pgn_values_are_seconds_through_from_pgn(pgn, canonical):
+    # #24: our own parse refuses a bare base as ambiguous; a PGN tag is read as PGN.
+    assert tcspec.format(tcformats.from_pgn(pgn)) == canonical
+
+
+@pytest.mark.parametrize(
+    "text, how",
+    [("G/90+30", "us"), ("40/90:30 delay 5", "us"), ("*180", "pgn"), ("15m+10s", ""),
+     ("5m d5s", "")],
+)  # fmt: skip
+def test_reading_says_which_notation(text, how):
+    assert tcformats.reading(text) == how
+
+
+def test_every_preset_of_the_clock_is_described_on_the_host():
+    assert list(host_tc.PRESETS) == list(tcspec.PRESETS)

@@ -158,13 +158,17 @@ def test_a_game_on_one_80x24_screen(screen_at):
 def test_the_setup_menu_and_a_new_game(screen_at):
     s = screen_at("xq-rapid", 1000)
     s.wait("IDLE")
-    text = s.key("m", "SETUP")  # the firmware's setup menu, drawn as text
-    assert "> preset" in text and "xq-rapid" in text
+    text = s.key("m", "> game xiangqi")  # the firmware's setup menu (docs/menu.md), as text
+    assert "SETUP xiangqi" in text and "15m+10s" in text
     assert "o next step (last: apply), m cancel" in text
+    s.key("o", "> preset")
     s.key("+", "xq-rapid-20")
+    s.key("o", "> stages 1")
+    s.key("o", "> moves -")
     s.key("o", "> base 20m")
+    s.key("o", "> how fischer")
     s.key("o", "> inc 10s")
-    s.key("o", "set up on the clock")  # applied: the clock takes 20m+10s
+    s.key(" ", "set up on the clock")  # start applies: the clock takes 20m+10s
     text = s.read(lambda t: "20m+10s" in t.split("\n")[0], "the new control in the title")
     assert "SETUP" not in text and "0 moves" in text
     s.key(" ", "start · Red to move")

@@ -36,30 +36,19 @@ SIDE_NAMES = ("red", "black")
 SLOW_FACE = (tcspec.HOURGLASS, tcspec.DELAY)  # faces not simply counting down: refresh often
 
 # The app's own events, after the clock core's (clock.EV_*).
-EV_CONFIG = 17  # arg: 0 config, 1 override, 2 new game, 3 the setup menu
-EV_LEVERS = 18  # side: whose lever is the left one
-EV_VOLUME = 19  # arg: the volume now (0: muted)
-EV_TRIM = 20  # arg: ppm
-EV_BOOT = 21  # the clock started
-EV_PAIR = 22  # #8: arg 1 paired (a new key), 0 unpaired
-EV_VOICE = 23  # arg: language * 2 + style (voice.LANGS, voice.STYLES)
+EV_CONFIG = 18  # arg: 0 config, 1 override, 2 new game, 3 the setup menu
+EV_LEVERS = 19  # side: whose lever is the left one
+EV_VOLUME = 20  # arg: the volume now (0: muted)
+EV_TRIM = 21  # arg: ppm
+EV_BOOT = 22  # the clock started
+EV_PAIR = 23  # #8: arg 1 paired (a new key), 0 unpaired
+EV_VOICE = 24  # arg: language * 2 + style (voice.LANGS, voice.STYLES)
 EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair", "voice")
 
-# The standalone setup menu (no computer): pick a preset, then edit its first
-# stage's base and increment with plus/minus; ok steps on, menu leaves.
+# The standalone setup menu (no computer): firmware/qizhong/menu.py, docs/menu.md.
 MENU_OFF = 0
-MENU_PRESET = 1
-MENU_BASE = 2
-MENU_INC = 3
+MENU_ON = 1
 MENU_VOICE = 4  # plus or minus on an idle clock: the voice and its count (docs/voice.md)
-MENU_PRESETS = (
-    "xq-rapid", "xq-rapid-20", "xq-rapid-25", "xq-rapid-30", "xq-blitz", "xq-blitz-10",
-    "xq-count", "sudden-death", "armageddon", "armageddon-black", "go-byoyomi",
-    "go-byoyomi-30", "go-canadian", "fide", "rapid", "blitz", "bronstein", "us-delay",
-    "hourglass",
-)  # fmt: skip
-BASE_STEP = 60000  # ms per plus/minus on the base
-INC_STEP = 1000  # ms per plus/minus on the increment
 
 
 SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and the journal
@@ -67,6 +56,7 @@ SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and
 
 class App:
     BEEP_MS = 2000  # TC-8: the time-out buzzer sounds this long
+    WARN_MS = 300  # TC-15: the low-time warning's beep
     REFRESH_MS = 100  # display refresh while running (tenths under 20 s)
     SINCE_MAX = 64  # events replayed per "since": a burst the USB buffer and the loop can bear
     REBASE_MS = 1 << 29  # #12: now this far from the origin (6.2 days): move the origin
@@ -83,8 +73,9 @@ class App:
         self.tenths = getattr(board, "tenths", True)  # #22: False on the battery board
         self.pending = getattr(board, "pending", None)  # #22: an input waits (boards/__init__)
         self.menu = MENU_OFF
-        self.menu_i = 0  # index into MENU_PRESETS
-        self.menu_tc = tc
+        self.setup = None  # the open menu.Menu, loaded when first opened
+        self.game = 0  # the menu's game (menu.GAMES), kept for the next opening
+        self.slots = None  # type: list[str] | None # the user slots (menu.load_slots)
         self.menu_voice = 0  # MENU_VOICE: language * 2 + style
         # The serial link: frames in, replies and events out, the recent events kept.
         self.dec = P.Decoder()
@@ -191,7 +182,12 @@ class App:
         if self.menu or c.state != C.RUNNING or c.run < 0:
             return -1
         ms = c.left(c.run, now)
-        fast = ms < TENTHS_MS + 1000 or c.sides[c.run].ot or c.tc.timing in SLOW_FACE
+        if c.tc.timing == tcspec.UPCOUNT:  # TC-13: counting up
+            if ms < TENTHS_MS and self.tenths:
+                return now + self.REFRESH_MS
+            return now + 1000 - ms % 1000
+        s = c.sides[c.run]
+        fast = ms < TENTHS_MS + 1000 or s.ot or c.tc.timing_of(s.stage) in SLOW_FACE
         if fast and self.tenths:
             return now + self.REFRESH_MS
         return now + ms % 1000 + 1  # #22: a board without tenths wakes once a second
@@ -251,8 +247,15 @@ class App:
         elif key in (KEY_PLUS, KEY_MINUS) and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             self.open_voice_menu()
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
-            self.menu = MENU_PRESET
-            self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
+            try:  # loaded when first opened: the boot heap stays as it was
+                from . import menu
+
+                if self.slots is None:  # the five user slots, from flash (#24)
+                    self.slots = menu.load_slots(self.board.state_dir)
+                self.setup = menu.Menu(self.slots, self.game)
+            except MemoryError:  # no room now: the clock goes on, the key does nothing
+                return
+            self.menu = MENU_ON
             self.drawn = -1
         elif key == KEY_START:
             if c.state == C.IDLE:
@@ -271,52 +274,30 @@ class App:
         self.drawn = -1
         if self.menu == MENU_VOICE:
             self.voice_menu_key(key, t)
-            return
-        if key == KEY_MENU:  # leave, nothing changed
+        elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
             self.menu = MENU_OFF
-            return
-        step = 1 if key == KEY_PLUS else -1 if key == KEY_MINUS else 0
-        tc = self.menu_tc
-        st = tc.stages[0]
-        if self.menu == MENU_PRESET and step:
-            self.menu_i = (self.menu_i + step) % len(MENU_PRESETS)
-            self.menu_tc = tcspec.parse(MENU_PRESETS[self.menu_i])
-        elif self.menu == MENU_BASE and step:
-            st.base = min(C.MAX_MS, max(BASE_STEP, st.base + step * BASE_STEP))  # #12
-        elif self.menu == MENU_INC and step:
-            st.inc = min(C.MAX_MS, max(0, st.inc + step * INC_STEP))
-        elif key in (KEY_OK, KEY_START):
-            if self.menu == MENU_PRESET:
-                self.menu = MENU_BASE
-            elif self.menu == MENU_BASE and tc.timing == tcspec.FISCHER:
-                self.menu = MENU_INC
-            else:  # done: the clock takes the edited control
-                self.menu = MENU_OFF
-                self.clock.configure(tc, t, False)
-                self.note(EV_CONFIG, -1, t, 3)
+        else:
+            try:
+                self.setup.on_key(self, key, t)
+            except MemoryError:  # no room for the menu now: it closes, the clock goes on
+                self.close_menu()
 
     def draw_menu(self):
         if self.menu == MENU_VOICE:
             self.draw_voice_menu()
-            return
-        tc = self.menu_tc
-        st = tc.stages[0]
-        lines = (
-            ("SETUP", MENU_PRESETS[self.menu_i], tcspec.format(tc)[:16]),
-            (
-                ("> " if self.menu == MENU_PRESET else "  ") + "preset",
-                ("> " if self.menu == MENU_BASE else "  ")
-                + "base "
-                + tcspec.fmt_ms(st.base, False),
-                ("> " if self.menu == MENU_INC else "  ") + "inc " + tcspec.fmt_ms(st.inc),
-            ),
-        )
-        for i in (0, 1):
-            fb = self.board.fb[i]
-            fb.fill(0)
-            for row, text in enumerate(lines[i]):
-                fb.text(text, 0, 8 + 16 * row, 1)
-            self.board.show(i)
+        elif self.setup is not None:
+            try:
+                self.setup.draw(self.board)
+            except MemoryError:
+                self.close_menu()
+
+    def close_menu(self):
+        self.menu = MENU_OFF
+        self.setup = None
+        self.drawn = -1
+        import gc
+
+        gc.collect()
 
     # -- the voice (docs/voice.md) ---------------------------------------------
 
@@ -326,9 +307,9 @@ class App:
         if self.clock.state in IN_PLAY:
             raise C.ClockError("the voice changes between games, not in play")
         voice.use(lang, style)
-        for tc in (self.clock.tc, self.menu_tc):
-            if tc.overtime is not None:
-                tc.overtime.retable()
+        tc = self.clock.tc  # the menu builds its controls afresh, with the voice in use
+        if tc.overtime is not None:
+            tc.overtime.retable()
         self.board.set_voice(voice.LANGS[lang])
         self.drawn = -1
         self.note(EV_VOICE, -1, t, lang * 2 + style)
@@ -400,6 +381,8 @@ class App:
             if kind == C.EV_CUE:
                 if not self.muted:
                     b.say(c.ev_arg, t)
+            elif kind == C.EV_WARN:
+                self.warn(t)
             elif kind == C.EV_FLAG or kind == C.EV_KNOCK:
                 if 0 <= self.beep_until <= t:  # the last beep ended before this one
                     b.beep(False, self.beep_until)
@@ -415,6 +398,19 @@ class App:
                 jr.save(self)
             for seq in range(first, log.last + 1):
                 b.write_n(self.enc.buf, log.encode(self.enc, seq))
+
+    def warn(self, t):
+        """TC-15: the low-time warning, spoken or a short beep (the flag's
+        buzzer, when it sounds, wins)."""
+        tc = self.clock.tc
+        if tc.warn_voice:
+            if not self.muted:
+                self.board.say(tcspec.warn_cue(tc.warn), t)
+        elif self.beep_until < t:
+            if self.beep_until >= 0:
+                self.board.beep(False, self.beep_until)
+            self.board.beep(True, t)
+            self.beep_until = t + self.WARN_MS
 
     # -- the serial link (docs/protocol.md) ----------------------------------------
 

@@ -22,7 +22,7 @@ except ImportError:  # CPython
         return x
 
 
-from .timecontrol import HOURGLASS, MAX_MOVES, MAX_MS, MAX_PERIODS, SideTime, _cap
+from .timecontrol import HOURGLASS, MAX_MOVES, MAX_MS, MAX_PERIODS, UPCOUNT, SideTime, _cap
 
 MAX_SEQ = const(2147483647)  # event numbers: 1 .. 2**31 - 1 (the journal's uint32 holds them)
 
@@ -53,11 +53,12 @@ EV_KNOCK = const(13)  # EQ-5: clock knocked over
 EV_PENALTY = const(14)  # arg: ms added (negative: taken)
 EV_FINISH = const(15)
 EV_SET = const(16)  # arbiter set a side's time (EQ-7); arg: main ms
+EV_WARN = const(17)  # TC-15: main time went below the warning threshold; arg: time shown
 
 EVENT_NAMES = (
     "none", "start", "press", "wrong", "pause", "resume", "flag", "cue",
     "overtime", "period", "stage", "record", "held", "knock", "penalty",
-    "finish", "set",
+    "finish", "set", "warn",
 )  # fmt: skip
 
 RESULT_DRAW = const(2)  # finish(): neither side won
@@ -189,7 +190,8 @@ class Clock:
         """Absolute ms of the next thing that will happen by itself, or -1.
 
         Candidates in order of precedence at one instant: held lever, voice
-        cue, TC-9 threshold, overtime, period, flag.
+        cue, TC-9 threshold, TC-15 warning, then the next stage at the first
+        flag (TC-10), or overtime, period, flag.
         """
         self._nk = 0
         best = -1
@@ -205,8 +207,11 @@ class Clock:
         t0 = self.t0
         best = self._earlier(best, tc.cue_in(s), t0, EV_CUE, side)
         best = self._earlier(best, tc.record_in(s), t0, EV_RECORD, side)
+        best = self._earlier(best, tc.warn_in(s), t0, EV_WARN, side)
         if s.flagged:
             return best
+        if tc.at_flag(s):  # TC-10: main time used up here brings the next stage
+            return self._earlier(best, tc.main_end(s), t0, EV_STAGE, side)
         ot = tc.overtime
         if ot is not None:
             if not s.ot:
@@ -255,6 +260,17 @@ class Clock:
         elif kind == EV_PERIOD:
             self.tc.overtime.next_period(s)
             self._emit(EV_PERIOD, side, t, s.periods)
+        elif kind == EV_WARN:
+            s.warned = True
+            self._emit(EV_WARN, side, t, self.tc.left_ms(s, 0))
+        elif kind == EV_STAGE:  # TC-10: the first flag brings both sides the next stage
+            stage = s.stage
+            for i in (0, 1):
+                o = self.sides[i]
+                if o.stage == stage:
+                    self.tc.next_stage(o)
+                    self._emit(EV_STAGE, i, t, o.stage)
+            s.mu = 0  # the new stage starts the move's time afresh (its delay too)
         else:
             self._flag(side, t)
 
@@ -385,7 +401,7 @@ class Clock:
 
     def _check_record(self, side, t):
         s = self.sides[side]
-        thr = self.tc.record
+        thr = self.tc.record if self.tc.timing != UPCOUNT else 0
         if thr > 0 and not s.recorded and not s.flagged and self.tc.left_ms(s, 0) < thr:
             s.recorded = True
             self._emit(EV_RECORD, side, t, self.tc.left_ms(s, 0))
@@ -457,10 +473,13 @@ class Clock:
         tc = self.tc
         s = self.sides[side]
         recorded = s.recorded
+        stage = s.stage if s.stage < len(tc.stages) else 0
         tc.reset(s, side)
         s.recorded = recorded
         s.main = main
         s.moves = moves
+        while s.stage < stage and tc.at_flag(s):  # TC-10: stages past a flag stay past
+            s.stage += 1
         # Walk the stages to find where move `moves` stands.
         n = moves
         while True:
@@ -504,6 +523,13 @@ class Clock:
         e = t - self.t0
         if side == self.run:
             return self.tc.left_ms(s, e)
-        if self.tc.timing == HOURGLASS:
-            return s.main + self.tc.main_used(self.sides[self.run], e)
-        return self.tc.left_ms(s, 0)
+        tc = self.tc
+        r = self.sides[self.run]
+        if tc.timing == HOURGLASS:
+            return s.main + tc.main_used(r, e)
+        v = tc.left_ms(s, 0)
+        if s.stage == r.stage and tc.at_flag(r) and e >= tc.main_end(r):
+            tc.chain(r.stage, e - tc.main_end(r))  # TC-10: both sides' next stages
+            for i in range(r.stage + 1, tc._cs + 1):
+                v = _cap(v + tc.stages[i].base)
+        return v

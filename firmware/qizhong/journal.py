@@ -66,7 +66,7 @@ CORE = "<bbbbbbBBHiiIIhBB"
 SIDE = "<iiiiHHHHBBB"
 SIDE_FIELDS = (
     "main", "mu", "oc", "bank", "moves", "smoves", "periods", "left", "stage", "cue",
-    "ot", "flagged", "recorded",
+    "ot", "flagged", "recorded", "warned",
 )  # fmt: skip
 CORE_AT = struct.calcsize(HEAD)
 SIDE_AT = CORE_AT + struct.calcsize(CORE)
@@ -76,7 +76,7 @@ FIXED = SIDE_AT + 2 * SIDE_SIZE  # then the spec and the auth text
 F_OT = 1
 F_FLAGGED = 2
 F_RECORDED = 4
-
+F_WARNED = 8  # TC-15
 # Events that do not commit: voice cues, wrong presses, held levers.
 SKIP = (1 << C.EV_CUE) | (1 << C.EV_WRONG) | (1 << C.EV_HELD)
 
@@ -362,6 +362,8 @@ class Journal:
             flags = (F_OT if s.ot else 0) | (F_FLAGGED if s.flagged else 0)
             if s.recorded:
                 flags |= F_RECORDED
+            if s.warned:
+                flags |= F_WARNED
             struct.pack_into(
                 SIDE,
                 buf,
@@ -457,6 +459,7 @@ def restore(r, app):
         s.ot = bool(v[10] & F_OT)
         s.flagged = bool(v[10] & F_FLAGGED)
         s.recorded = bool(v[10] & F_RECORDED)
+        s.warned = bool(v[10] & F_WARNED)
     c.left_side = r.left_side
     c.first_flag = r.first_flag
     c.knocker = r.knocker

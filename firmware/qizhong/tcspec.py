@@ -15,12 +15,15 @@ so ``40/5400+30:1800+30`` parses too. ``parse`` raises ``SpecError`` with the
 column of the mistake; ``format(parse(x))`` is canonical and parses back.
 """
 
+from . import voice
 from .timecontrol import (
     BRONSTEIN,
     DELAY,
     FISCHER,
     HOURGLASS,
+    MAX_MS,
     RECORD_MS,
+    UPCOUNT,
     ByoYomi,
     Canadian,
     Count,
@@ -52,11 +55,16 @@ def _digit(ch):
 
 
 class _Reader:
-    def __init__(self, text):
+    def __init__(self, text, bare=1000):
         self.orig = text
         low = text.lower()
         self.text = low if len(low) == len(text) else text  # units and words are case-blind
         self.i = 0
+        # A bare base time's unit: 60000 (US notation: minutes), 1000 (PGN:
+        # seconds), 0 (ours: ambiguous; read as seconds and noted in bare_at).
+        self.bare = bare
+        self.bare_at = -1
+        self.us = False  # a US form was seen (G/, SD/, d5, inc30)
 
     def fail(self, msg, pos=-1):
         raise SpecError(msg, self.orig, self.i if pos < 0 else pos)
@@ -100,8 +108,9 @@ class _Reader:
         self.i = j
         return v
 
-    def duration(self, what):
-        """``1h30m``, ``90s``, ``500ms``; a bare number is seconds (PGN)."""
+    def duration(self, what, base=False):
+        """``1h30m``, ``90s``, ``500ms``; a bare number is seconds, or for a
+        ``base`` time the reader's ``bare`` unit (#24)."""
         start = self.i
         if not _digit(self.peek()):
             self.fail("expected %s, such as 10m or 30s" % what)
@@ -121,26 +130,67 @@ class _Reader:
             if not unit:
                 if at != start:
                     self.fail("a unit is missing", at)
-                unit = 1000  # PGN: seconds
+                unit = 1000  # an increment, delay or period: seconds in every reading
+                if base and n:
+                    if self.bare:
+                        unit = self.bare
+                    elif self.bare_at < 0:
+                        self.bare_at = at
             if unit >= last:
                 self.fail("units go from large to small, as in 1h30m", at)
             last = unit
             total += n * unit
             if total > _MAX_MS:
                 self.fail("%s is too long" % what, start)
-            if unit == 1000 and at == start and not self.text[at : self.i].endswith("s"):
-                break
+            if at == start and not self.text[at : self.i].endswith(("s", "m", "h")):
+                break  # a bare number stands alone
         return total
 
 
 def parse(text):
-    """Parse a spec (or a preset name) into a ``TimeControl``."""
+    """Parse a spec (or a preset name) into a ``TimeControl``.
+
+    A bare base time (``40/90:30``) is ambiguous in our notation: minutes
+    as US arbiters write it, seconds as PGN does. It is read as minutes when
+    the spec is in US notation (``G/``, ``SD/``, ``d5``, ``inc30``, or a delay,
+    which PGN cannot say); otherwise refused with both readings (#24)."""
     if not isinstance(text, str):
         raise SpecError("a time control is text", "", 0)
     key = text.strip().lower()
     if key in PRESETS:
-        return parse(PRESETS[key][0])
-    r = _Reader(text)
+        text = PRESETS[key]
+    r = _Reader(text, 0)
+    tc = _parse(r)
+    if r.bare_at < 0:
+        return tc
+    if r.us or tc.timing in (BRONSTEIN, DELAY):
+        return _parse(_Reader(text, 60000))
+    us = format(_parse(_Reader(text, 60000)))
+    pgn = format(_parse(_Reader(text, 1000)))
+    raise SpecError(
+        "a time without its unit is ambiguous: %s (minutes, as US arbiters write it)"
+        " or %s (seconds, as PGN writes it); write the units" % (us, pgn),
+        text,
+        r.bare_at,
+    )
+
+
+def _stage_next(r):
+    # After a stage: ":" (ours), or US style a comma and a stage, or "SD/", "G/".
+    if r.take(":"):
+        return True
+    pos = r.i
+    r.skip()
+    t = r.text
+    if t.startswith("sd/", r.i) or t.startswith("g/", r.i):
+        return True
+    if r.i > pos and "," in t[pos : r.i] and _digit(r.peek()) and "/" in t[r.i : r.i + 4]:
+        return True
+    r.i = pos
+    return False
+
+
+def _parse(r):
     r.skip()
     if r.done():
         r.fail("empty time control")
@@ -148,13 +198,25 @@ def parse(text):
     timing = FISCHER
     delay = 0
     if r.take("*"):  # PGN sandclock: "*180"
-        stages.append(Stage(r.duration("the hourglass time")))
+        r.bare = r.bare or 1000
+        stages.append(Stage(r.duration("the hourglass time", True)))
         timing = HOURGLASS
+    elif r.text.startswith("upcount", r.i):  # TC-13: no stages, the clocks count up
+        r.word()
+        stages.append(Stage(0))
+        timing = UPCOUNT
     else:
         while True:
             pos = r.i
             moves = 0
-            if _digit(r.peek()):
+            for us in ("sd/", "g/"):  # US: sudden death, game in
+                if r.text.startswith(us, r.i):
+                    r.i += len(us)
+                    r.us = True
+                    break
+            if r.i > pos:
+                pass
+            elif _digit(r.peek()):
                 moves = r.int("a move count")
                 if r.take("/"):
                     if not 1 <= moves <= 999:
@@ -162,28 +224,54 @@ def parse(text):
                 else:
                     moves = 0
                     r.i = pos
-            base = r.duration("the base time")
-            inc = r.duration("the increment") if r.take("+") else 0
-            if stages and stages[-1].moves == 0:
-                r.fail("only the last stage may leave out its move count", pos)
-            stages.append(Stage(base, inc, moves))
-            if not r.take(":"):
+            base = r.duration("the base time", True)
+            inc = 0
+            st_timing = -1  # TC-11: +d5s, +b3s give this stage its own method
+            st_delay = 0
+            if r.take("+"):
+                how = r.peek()
+                if how in ("d", "b") and _digit(r.text[r.i + 1 : r.i + 2]):
+                    r.i += 1
+                    st_timing = DELAY if how == "d" else BRONSTEIN
+                    st_delay = r.duration("the delay")
+                    if st_delay <= 0:
+                        r.fail("the delay must be positive", pos)
+                else:
+                    inc = r.duration("the increment")
+            if stages and stages[-1].moves == 0 and any(st.moves for st in stages):
+                r.fail("flag stages come first", pos)
+            stages.append(Stage(base, inc, moves, st_timing, st_delay))
+            if not _stage_next(r):
                 break
     overtime = None  # type: Overtime | None
     handicap = 0
     record = RECORD_MS
     freeze = None
+    cap = 0
+    warn = 0
+    warn_voice = False
+    own = [0, 0]  # TC-16: first, second
     seen = []
     while not r.done():
         pos = r.i
         w = r.word()
         if not w:
             r.fail("unexpected %r: after the stages come words such as count or byoyomi" % r.peek())
+        if w == "d":  # US: d5 is delay 5s
+            w = "delay"
+            r.us = True
         if w in seen:
             r.fail("%r given twice" % w, pos)
         seen.append(w)
         r.skip()
-        if w in ("bronstein", "delay", "hourglass"):
+        if w == "inc":  # US: G/60;inc30 - the increment of every stage
+            r.us = True
+            inc = r.duration("the increment")
+            for st in stages:
+                if st.inc:
+                    r.fail("the increment is given twice", pos)
+                st.inc = inc
+        elif w in ("bronstein", "delay", "hourglass"):
             if timing != FISCHER:
                 r.fail("only one of bronstein, delay or hourglass", pos)
             if w == "hourglass":
@@ -224,7 +312,11 @@ def parse(text):
                 period = r.duration("the block time")
                 if not 1 <= n <= 999 or period < 1000:
                     r.fail("Canadian is 1 to 999 moves in at least 1s", pos)
-                overtime = Canadian(n, period)
+                r.skip()
+                reset = r.text.startswith("reset", r.i)  # TC-12: each block afresh
+                if reset:
+                    r.word()
+                overtime = Canadian(n, period, reset)
         elif w in ("red", "black"):
             sign = r.peek()
             if sign not in "+-" or not sign:
@@ -253,22 +345,63 @@ def parse(text):
             if how not in ("freeze", "run"):
                 r.fail("expected flag freeze or flag run", pos)
             freeze = how == "freeze"
+        elif w == "cap":  # TC-14
+            cap = r.duration("the cap")
+        elif w == "warn":  # TC-15
+            warn = r.duration("the warning threshold")
+            if warn < 1000:
+                r.fail("the warning threshold is 1s or more", pos)
+            r.skip()
+            if r.text.startswith("voice", r.i):
+                r.word()
+                warn_voice = True
+                if warn_cue(warn) < 0:
+                    r.fail("no voice for that warning", pos)
+        elif w in ("first", "second"):  # TC-16
+            t = r.duration("the base time")
+            if not 1000 <= t <= MAX_MS:
+                r.fail("a side's base is 1s to 100h", pos)
+            own[w == "second"] = t
         else:
             r.fail("unknown word %r" % w, pos)
-    if timing != FISCHER and any(st.inc for st in stages):
-        r.fail(
-            "an increment cannot be combined with %s"
-            % ("bronstein", "delay", "hourglass")[timing - 1],
-            0,
-        )
+    for st in stages:
+        how = timing if st.timing < 0 else st.timing
+        if how != FISCHER and st.inc:
+            r.fail(
+                "an increment cannot be combined with %s"
+                % ("bronstein", "delay", "hourglass", "upcount")[how - 1],
+                0,
+            )
+    if timing in (HOURGLASS, UPCOUNT) and any(st.timing >= 0 for st in stages):
+        r.fail("a stage delay needs main time", 0)
+    if cap and (timing != FISCHER or not any(st.inc for st in stages)):
+        r.fail("a cap needs an increment", 0)
+    if cap and cap < max(stages[0].base, own[0], own[1]):
+        r.fail("the cap is at least the base", 0)
+    if (own[0] or own[1]) and handicap:
+        r.fail("own time or handicap", 0)
+    if timing == UPCOUNT and (overtime is not None or own[0] or own[1] or handicap or warn):
+        r.fail("an upcount has no more", 0)
     if timing == HOURGLASS and (len(stages) > 1 or stages[0].moves):
         r.fail("an hourglass has one stage and no move count", 0)
     if timing == HOURGLASS and overtime is not None:
         r.fail("an hourglass has no overtime", 0)
     for st in stages:
-        if st.base <= 0 and (overtime is None or len(stages) > 1):
+        if st.base <= 0 and (overtime is None or len(stages) > 1) and timing != UPCOUNT:
             r.fail("a stage needs time", 0)
-    return TimeControl(stages, timing, delay, overtime, handicap, record, freeze)
+    return TimeControl(
+        stages, timing, delay, overtime, handicap, record, freeze, cap, warn, warn_voice,
+        own[0], own[1],
+    )  # fmt: skip
+
+
+def warn_cue(ms):
+    """The voice cue that says a TC-15 threshold (1m: "1分", 30s: "30秒"), or -1."""
+    if ms == 60000:
+        return voice.MIN1
+    if ms % 1000 == 0 and ms // 1000 in (10, 20, 30, 40, 50, 55, 58):
+        return voice.SEC + ms // 1000
+    return -1
 
 
 def fmt_ms(ms, seconds=True):
@@ -296,9 +429,15 @@ def fmt_ms(ms, seconds=True):
 
 def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
     """The canonical spec of a ``TimeControl``."""
+    return " ".join(_parts(tc))
+
+
+def _parts(tc, split_stages=False):
     parts = []
     if tc.timing == HOURGLASS:
         parts.append(fmt_ms(tc.stages[0].base, False) + " hourglass")
+    elif tc.timing == UPCOUNT:
+        parts.append("upcount")
     else:
         stages = []
         for st in tc.stages:
@@ -307,8 +446,14 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
                 s = "%d/%s" % (st.moves, s)
             if st.inc:
                 s += "+" + fmt_ms(st.inc)
+            if st.timing == DELAY or st.timing == BRONSTEIN:  # TC-11
+                s += "+" + ("d" if st.timing == DELAY else "b") + fmt_ms(st.delay)
             stages.append(s)
-        parts.append(":".join(stages))
+        if split_stages:
+            parts.append(stages[0])
+            parts.extend(":" + s for s in stages[1:])
+        else:
+            parts.append(":".join(stages))
     if tc.timing == BRONSTEIN:
         parts.append("bronstein " + fmt_ms(tc.delay))
     elif tc.timing == DELAY:
@@ -323,7 +468,8 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
         elif ot.kind == "byoyomi":
             parts.append("byoyomi %dx%s" % (ot.count, fmt_ms(ot.period)))
         else:
-            parts.append("canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False)))
+            s = "canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False))
+            parts.append(s + " reset" if ot.reset_blocks else s)
     if tc.handicap < 0:
         parts.append("red -%d%%" % -tc.handicap)
     elif tc.handicap > 0:
@@ -332,114 +478,44 @@ def format(tc):  # noqa: A001 - the module's verb, as in tcspec.format
         parts.append("record " + (fmt_ms(tc.record, False) if tc.record else "off"))
     if tc.freeze is not None:
         parts.append("flag freeze" if tc.freeze else "flag run")
-    return " ".join(parts)
+    if tc.cap:
+        parts.append("cap " + fmt_ms(tc.cap, False))
+    if tc.warn:
+        parts.append("warn " + fmt_ms(tc.warn, False) + (" voice" if tc.warn_voice else ""))
+    if tc.first:
+        parts.append("first " + fmt_ms(tc.first, False))
+    if tc.second:
+        parts.append("second " + fmt_ms(tc.second, False))
+    return parts
 
 
 # -- presets -------------------------------------------------------------------
 
-# name: (spec, what it is)
+# name: spec (what each is: qizhong.timecontrol.PRESETS, on the host)
 PRESETS = {
-    "xq-rapid": ("15m+10s", "Xiangqi rapid, 15 min +10 s a move (TC-1)"),
-    "xq-rapid-20": ("20m+10s", "Xiangqi rapid, 20 min +10 s a move (TC-1)"),
-    "xq-rapid-25": ("25m+10s", "Xiangqi rapid, 25 min +10 s a move (TC-1)"),
-    "xq-rapid-30": ("30m+10s", "Xiangqi rapid, 30 min +10 s a move (TC-1)"),
-    "xq-blitz": ("5m+5s", "Xiangqi blitz 超快棋, 5 min +5 s a move (TC-2)"),
-    "xq-blitz-10": ("10m+5s", "Xiangqi blitz 超快棋, 10 min +5 s a move (TC-2)"),
-    "xq-count": ("20m count 10s", "20 min, then 10 s a move with the voice count (TC-5)"),
-    "sudden-death": ("30m", "Sudden death 包干制, 30 min, no increment (TC-3)"),
-    "armageddon": ("10m+5s red -40%", "Knock-out decider, Red's base cut by 40 % (TC-4)"),
-    "armageddon-black": (
-        "10m+5s black +40%",
-        "Knock-out decider, Black's base raised by 40 % (TC-4)",
-    ),
-    "go-byoyomi": ("60m byoyomi 3x60s", "Go, 60 min then 3 byo-yomi periods of 60 s (TC-6)"),
-    "go-byoyomi-30": ("30m byoyomi 5x30s", "Go, 30 min then 5 periods of 30 s (TC-6b)"),
-    "go-canadian": ("60m canadian 15/10m", "Go, 60 min then 15 moves per 10 min (TC-7)"),
-    "fide": (
-        "40/90m+30s:30m+30s",
-        "FIDE classical: 90 min for 40 moves, then 30 min, +30 s from move 1",
-    ),
-    "rapid": ("15m+10s", "Chess rapid, 15 min +10 s"),
-    "blitz": ("3m+2s", "Chess blitz, 3 min +2 s"),
-    "bronstein": ("5m bronstein 3s", "5 min, Bronstein delay 3 s"),
-    "us-delay": ("5m delay 5s", "5 min, simple (US) delay 5 s"),
-    "hourglass": ("3m hourglass", "Hourglass, 3 min each"),
+    "xq-rapid": "15m+10s",
+    "xq-rapid-20": "20m+10s",
+    "xq-rapid-25": "25m+10s",
+    "xq-rapid-30": "30m+10s",
+    "xq-blitz": "5m+5s",
+    "xq-blitz-10": "10m+5s",
+    "xq-count": "20m count 10s",
+    "sudden-death": "30m",
+    "armageddon": "10m+5s red -40%",
+    "armageddon-black": "10m+5s black +40%",
+    "armageddon-chess": "5m+2s second 4m",
+    "go-can-reset": "60m canadian 25/10m reset",
+    "league": "75m:15m",
+    "fide-delay": "40/90m:30m+d30s",
+    "fischer-cap": "10m+10s cap 10m",
+    "upcount": "upcount",
+    "go-byoyomi": "60m byoyomi 3x60s",
+    "go-byoyomi-30": "30m byoyomi 5x30s",
+    "go-canadian": "60m canadian 15/10m",
+    "fide": "40/90m+30s:30m+30s",
+    "rapid": "15m+10s",
+    "blitz": "3m+2s",
+    "bronstein": "5m bronstein 3s",
+    "us-delay": "5m delay 5s",
+    "hourglass": "3m hourglass",
 }
-
-
-# -- other formats ---------------------------------------------------------------
-
-
-def to_pgn(tc):
-    """PGN TimeControl (``1200+10``, ``40/5400+30:1800+30``, ``*180``).
-
-    Raises ValueError for what PGN cannot say (delays, overtime, sub-seconds).
-    """
-    if tc.overtime is not None or tc.timing in (BRONSTEIN, DELAY) or tc.handicap:
-        raise ValueError("PGN TimeControl cannot express %r" % format(tc))
-    for st in tc.stages:
-        if st.base % 1000 or st.inc % 1000:
-            raise ValueError("PGN TimeControl counts whole seconds")
-    if tc.timing == HOURGLASS:
-        return "*%d" % (tc.stages[0].base // 1000)
-    out = []
-    for st in tc.stages:
-        s = "%d" % (st.base // 1000)
-        if st.moves:
-            s = "%d/%s" % (st.moves, s)
-        if st.inc:
-            s += "+%d" % (st.inc // 1000)
-        out.append(s)
-    return ":".join(out)
-
-
-def from_pgn(text):
-    """A PGN TimeControl tag value; None for ``?`` (unknown) and ``-`` (none)."""
-    text = text.strip()
-    if text in ("?", "-", ""):
-        return None
-    for ch in text:
-        if ch not in "0123456789/+:*":
-            raise SpecError("not a PGN TimeControl", text, text.index(ch))
-    return parse(text)
-
-
-def to_sgf(tc):
-    """SGF ``(TM, OT)`` values: main time in seconds and the overtime text."""
-    if len(tc.stages) > 1 or tc.timing != FISCHER or tc.handicap:
-        raise ValueError("SGF TM/OT cannot express %r" % format(tc))
-    st = tc.stages[0]
-    tm = "%d" % (st.base // 1000) if st.base % 1000 == 0 else "%.3f" % (st.base / 1000)
-    ot = tc.overtime
-    if ot is None:
-        return tm, ("%d fischer" % (st.inc // 1000)) if st.inc else ""
-    if st.inc:
-        raise ValueError("SGF OT cannot combine an increment with overtime")
-    if ot.kind == "byoyomi":
-        return tm, "%dx%d byo-yomi" % (ot.count, ot.period // 1000)
-    if ot.kind == "canadian":
-        return tm, "%d/%d Canadian" % (ot.moves, ot.period // 1000)
-    return tm, "%d count" % (ot.period // 1000)
-
-
-def from_sgf(tm, ot=""):
-    """Read SGF ``TM`` and ``OT`` (``3x60 byo-yomi``, ``15/600 Canadian``, ``10 fischer``)."""
-    try:
-        secs = float(tm) if tm else 0.0
-    except ValueError:
-        raise SpecError("TM is not a number", tm, 0)
-    spec = "%dms" % int(secs * 1000 + 0.5)
-    words = ot.strip().lower().replace("-", "").split()
-    if not words:
-        return parse(spec)
-    head = words[0]
-    kind = words[1] if len(words) > 1 else ""
-    if kind == "byoyomi" and "x" in head:
-        return parse(spec + " byoyomi " + head + "s")
-    if kind == "canadian" and "/" in head:
-        return parse(spec + " canadian " + head + "s")
-    if kind == "fischer":
-        return parse(spec + "+" + head + "s")
-    if kind == "count":
-        return parse(spec + " count " + head + "s")
-    raise SpecError("unknown SGF overtime", ot, 0)

@@ -27,8 +27,9 @@ FISCHER = const(0)  # +inc after every move (TC-1, TC-2; inc 0 is TC-3 sudden de
 BRONSTEIN = const(1)  # after a move, credit back the time used, at most the delay
 DELAY = const(2)  # simple (US) delay: main time runs only after the delay
 HOURGLASS = const(3)  # what the mover uses, the opponent gains
+UPCOUNT = const(4)  # TC-13: each side's clock counts up from 0 and never flags (below MAX_MS)
 
-TIMING_NAMES = ("fischer", "bronstein", "delay", "hourglass")
+TIMING_NAMES = ("fischer", "bronstein", "delay", "hourglass", "upcount")
 
 # What a side's record-keeping threshold starts at (TC-9: less than 3 min).
 RECORD_MS = const(180000)
@@ -47,12 +48,16 @@ def _cap(v):
 
 
 class Stage:
-    """``moves`` moves (0: the rest of the game) in ``base`` ms, +``inc`` ms per move."""
+    """``moves`` moves in ``base`` ms, +``inc`` ms per move. ``moves`` 0: the
+    rest of the game, or, before the last stage, until the first flag (TC-10).
+    ``timing``/``delay``: this stage's own method (TC-11), -1: the control's."""
 
-    def __init__(self, base, inc=0, moves=0):
+    def __init__(self, base, inc=0, moves=0, timing=-1, delay=0):
         self.base = base
         self.inc = inc
         self.moves = moves
+        self.timing = timing
+        self.delay = delay
 
     def __eq__(self, other):
         return (
@@ -60,10 +65,18 @@ class Stage:
             and self.base == other.base
             and self.inc == other.inc
             and self.moves == other.moves
+            and self.timing == other.timing
+            and self.delay == other.delay
         )
 
     def __repr__(self):
-        return "Stage(%d, inc=%d, moves=%d)" % (self.base, self.inc, self.moves)
+        return "Stage(%d, %d, %d, %d, %d)" % (
+            self.base,
+            self.inc,
+            self.moves,
+            self.timing,
+            self.delay,
+        )
 
 
 class SideTime:
@@ -83,6 +96,7 @@ class SideTime:
         self.cue = 0  # index of the next voice cue in the current table
         self.flagged = False
         self.recorded = False  # TC-9 threshold crossed (latched)
+        self.warned = False  # TC-15 low-time warning given (this stage)
 
 
 class Overtime:
@@ -214,13 +228,15 @@ class ByoYomi(Overtime):
 
 
 class Canadian(Overtime):
-    """TC-7 Canadian: ``moves`` moves within ``period`` ms; unused time carries over."""
+    """TC-7 Canadian: ``moves`` moves within ``period`` ms; unused time carries
+    over, or with ``reset`` (TC-12) each block starts again at ``period``."""
 
     kind = "canadian"
 
-    def __init__(self, moves=15, period=600000):
+    def __init__(self, moves=15, period=600000, reset=False):
         self.moves = moves
         self.period = period
+        self.reset_blocks = reset
         self.retable()
 
     def retable(self):
@@ -252,9 +268,9 @@ class Canadian(Overtime):
 
     def complete(self, s):
         s.left -= 1
-        if s.left <= 0:  # block done: a fresh block, plus what is left over
+        if s.left <= 0:  # block done: a fresh block, plus what is left over (TC-7)
             s.left = self.moves
-            s.bank = _cap(s.bank + self.period)
+            s.bank = self.period if self.reset_blocks else _cap(s.bank + self.period)
             s.cue = 0
 
     def left_ms(self, s, x):
@@ -266,6 +282,7 @@ class Canadian(Overtime):
             isinstance(other, Canadian)
             and self.moves == other.moves
             and self.period == other.period
+            and self.reset_blocks == other.reset_blocks
         )
 
 
@@ -279,6 +296,10 @@ class TimeControl:
     positive adds to side 1's (Black +40 %).
     ``record``: TC-9 threshold in ms (0: off).
     ``freeze``: after a flag, stop both clocks (None: freeze unless plain sudden death).
+    ``cap``: TC-14, a Fischer increment never takes main time above it (0: none).
+    ``warn``: TC-15 low-time warning threshold in ms (0: off); ``warn_voice``:
+    spoken (the cue for the threshold) rather than a short beep.
+    ``first``/``second``: TC-16, that side's first-stage base (0: the stage's).
     """
 
     def __init__(
@@ -290,6 +311,11 @@ class TimeControl:
         handicap=0,
         record=RECORD_MS,
         freeze=None,
+        cap=0,
+        warn=0,
+        warn_voice=False,
+        first=0,
+        second=0,
     ):
         self.stages = tuple(stages)
         self.timing = timing
@@ -298,6 +324,13 @@ class TimeControl:
         self.handicap = handicap
         self.record = record
         self.freeze = freeze
+        self.cap = cap
+        self.warn = warn
+        self.warn_voice = warn_voice
+        self.first = first
+        self.second = second
+        self._cs = 0  # chain(): scratch, so the display path builds no tuple
+        self._ce = 0
 
     def __eq__(self, other):
         return (
@@ -309,6 +342,11 @@ class TimeControl:
             and self.handicap == other.handicap
             and self.record == other.record
             and self.freeze == other.freeze
+            and self.cap == other.cap
+            and self.warn == other.warn
+            and self.warn_voice == other.warn_voice
+            and self.first == other.first
+            and self.second == other.second
         )
 
     def __repr__(self):
@@ -319,8 +357,11 @@ class TimeControl:
     # -- setup ---------------------------------------------------------------
 
     def base_for(self, side):
-        """First-stage base for ``side`` with the TC-4 handicap applied."""
+        """First-stage base for ``side``: its own (TC-16), with the TC-4 handicap applied."""
         base = self.stages[0].base
+        own = self.first if side == 0 else self.second
+        if own:
+            base = own
         h = self.handicap
         if h < 0 and side == 0:
             return base - base * -h // 100
@@ -335,9 +376,48 @@ class TimeControl:
         if self.overtime is not None or self.timing != FISCHER:
             return True
         for st in self.stages:
-            if st.inc or st.moves:
+            if st.inc or st.moves or st.timing > 0:
                 return True
         return False
+
+    def timing_of(self, stage):
+        """The method of stage ``stage`` (TC-11: its own, else the control's)."""
+        t = self.stages[stage].timing
+        return self.timing if t < 0 else t
+
+    def delay_of(self, stage):
+        st = self.stages[stage]
+        return self.delay if st.timing < 0 else st.delay
+
+    def at_flag(self, s):
+        """TC-10: ``s``'s stage ends at the first flag (no move count, not the last)."""
+        return self._at_flag(s.stage)
+
+    def _at_flag(self, i):
+        return not self.stages[i].moves and i + 1 < len(self.stages)
+
+    def chain(self, stage, x):
+        """TC-10: ``x`` ms after the flag ends ``stage``, which stage runs
+        (``_cs``) and for how long it has (``_ce``). Each change starts the
+        next stage's base afresh (and its delay: the move's time restarts)."""
+        i = stage + 1
+        while self._at_flag(i):
+            d = self.delay_of(i) if self.timing_of(i) == DELAY else 0
+            need = d + self.stages[i].base
+            if x < need:
+                break
+            x -= need
+            i += 1
+        self._cs = i
+        self._ce = x
+
+    def next_stage(self, s):
+        """TC-10: the next stage's base is added (both sides at the first flag)."""
+        if s.stage + 1 < len(self.stages):
+            s.stage += 1
+        s.smoves = 0
+        s.warned = False
+        s.main = _cap(s.main + self.stages[s.stage].base)
 
     def reset(self, s, side):
         s.main = self.base_for(side)
@@ -349,6 +429,7 @@ class TimeControl:
         s.cue = 0
         s.flagged = False
         s.recorded = False
+        s.warned = False
         s.periods = 0
         s.bank = 0
         s.left = 0
@@ -361,19 +442,23 @@ class TimeControl:
 
     def _free(self, s):
         # Simple delay: ms of the move that do not touch main time yet.
-        if self.timing == DELAY and self.delay > s.mu:
-            return self.delay - s.mu
+        if self.timing_of(s.stage) == DELAY:
+            d = self.delay_of(s.stage)
+            if d > s.mu:
+                return d - s.mu
         return 0
 
     def main_end(self, s):
         """Segment ms until main time is used up (0 once in overtime)."""
         if s.ot:
             return 0
+        if self.timing == UPCOUNT:  # counts up: "used up" at MAX_MS
+            return MAX_MS - s.main
         return self._free(s) + s.main
 
     def main_used(self, s, e):
         """Main ms consumed by ``e`` ms of this segment."""
-        if s.ot:
+        if s.ot or self.timing == UPCOUNT:
             return 0
         u = e - self._free(s)
         if u <= 0:
@@ -397,8 +482,20 @@ class TimeControl:
         """The time shown for ``s`` after ``e`` ms of running."""
         if s.flagged:
             return 0
+        if self.timing == UPCOUNT:
+            return _cap(s.main + e)
         if not s.ot:
             me = self.main_end(s)
+            if e >= me and self.at_flag(s):  # TC-10: the next stages show from the flag on
+                self.chain(s.stage, e - me)
+                st = self.stages[self._cs]
+                x = self._ce  # ms run in that stage, which started with its base, mu 0
+                b = _cap(st.base)
+                d = self.delay_of(self._cs) if self.timing_of(self._cs) == DELAY else 0
+                if x >= d + b and self.overtime is not None and not self._at_flag(self._cs):
+                    return self.overtime.left_ms(s, x - d - b)
+                v = b - (x - d if x > d else 0)
+                return v if v > 0 else 0
             if e < me or self.overtime is None:
                 v = s.main - self.main_used(s, e)
                 return v if v > 0 else 0
@@ -408,7 +505,7 @@ class TimeControl:
     def record_in(self, s):
         """Segment ms until the shown time first drops below the TC-9 threshold, or -1."""
         thr = self.record
-        if thr <= 0 or s.recorded or s.flagged:
+        if thr <= 0 or s.recorded or s.flagged or self.timing == UPCOUNT:
             return -1
         ot = self.overtime
         if not s.ot and (s.main > 0 or ot is None):
@@ -418,11 +515,23 @@ class TimeControl:
         v = ot.left_ms(s, 0) - thr + 1  # type: ignore[union-attr]
         return self.main_end(s) + (v if v > 0 else 0)
 
+    def warn_in(self, s):
+        """TC-15: segment ms until main time shows under ``warn``, or -1."""
+        thr = self.warn
+        if thr <= 0 or s.warned or s.flagged or s.ot or self.timing == UPCOUNT:
+            return -1
+        v = s.main - thr + 1
+        return v + self._free(s) if v > 0 else 0
+
     # -- committing time -----------------------------------------------------
 
     def advance(self, s, e):
         """Commit ``e`` ms of the move in progress; return main ms consumed."""
         used = 0
+        if self.timing == UPCOUNT:
+            s.main = _cap(s.main + e)
+            s.mu += e
+            return 0
         if not s.ot:
             me = self.main_end(s)
             # Landing exactly on the end of main time stays in main time: the
@@ -448,10 +557,16 @@ class TimeControl:
             self.overtime.complete(s)  # type: ignore[union-attr]
         else:
             st = self.stages[s.stage]
-            if self.timing == FISCHER:
-                s.main = _cap(s.main + st.inc)
-            elif self.timing == BRONSTEIN:
-                s.main = _cap(s.main + (s.mu if s.mu < self.delay else self.delay))
+            timing = self.timing_of(s.stage)
+            if timing == FISCHER:
+                v = _cap(s.main + st.inc)
+                cap = self.cap  # TC-14: not above the cap, never below what it was
+                if cap and v > cap:
+                    v = cap if s.main < cap else s.main
+                s.main = v
+            elif timing == BRONSTEIN:
+                d = self.delay_of(s.stage)
+                s.main = _cap(s.main + (s.mu if s.mu < d else d))
         s.mu = 0
         if s.moves < MAX_MOVES:
             s.moves += 1
@@ -460,10 +575,7 @@ class TimeControl:
         st = self.stages[s.stage]
         new_stage = False
         if st.moves and s.smoves >= st.moves:
-            if s.stage + 1 < len(self.stages):
-                s.stage += 1
-            s.smoves = 0
-            s.main = _cap(s.main + self.stages[s.stage].base)
+            self.next_stage(s)
             new_stage = True
             if s.ot:  # fresh main time ends overtime
                 self.leave_overtime(s)
@@ -492,6 +604,10 @@ class TimeControl:
         block. Taking more than there is flags.
         """
         if delta == 0:
+            return False
+        if self.timing == UPCOUNT:  # TC-13: a gift takes from the count, a penalty adds
+            v = s.main - delta
+            s.main = 0 if v < 0 else _cap(v)
             return False
         ot = self.overtime
         if s.ot and ot is not None and ot.kind == "canadian":

@@ -673,6 +673,121 @@ CASES = [
         ],
     ),
     (
+        "TC-10 the first flag brings both sides the next stage",
+        [
+            ("new", "1m:30s"),
+            ("start", 0),
+            ("press", 0, 10000),  # Red 60000 - 10000
+            ("release", 0, 10080),
+            ("deadline", 70000),  # Black's 60 s run out at 10000 + 60000
+            ("tick", 69999),
+            ("hasnt", "stage"),
+            ("tick", 70000),
+            ("has", "stage", 1, 70000, 1),
+            ("has", "stage", 0, 70000, 1),
+            ("hasnt", "flag"),
+            ("left", 1, 70000, 30000),  # 0 + 30000
+            ("left", 0, 70000, 80000),  # 50000 + 30000, though Red did not run out
+            ("state", "running"),
+            ("run", 1),
+            ("tick", 100000),  # the last stage's 30 s: a flag
+            ("has", "flag", 1, 100000, 1),
+        ],
+    ),
+    (
+        "TC-11 a method per stage: a delay in the last stage only",
+        [
+            ("new", "1/1m:30s+d5s"),
+            ("start", 0),
+            ("press", 0, 10000),  # 60000 - 10000 + 30000 (stage 2 at move 1)
+            ("has", "stage", 0, 10000, 1),
+            ("left", 0, 10000, 80000),
+            ("press", 1, 20000),  # 60000 - 10000 + 30000
+            ("left", 0, 24000, 80000),  # stage 2: 4 s inside the 5 s delay
+            ("left", 0, 30000, 75000),  # 10 s used, 5 s of it free
+            ("press", 0, 30000),  # no increment in stage 2
+            ("left", 0, 30000, 75000),
+            ("press", 1, 33000),  # 3 s < the delay
+            ("left", 1, 33000, 80000),
+        ],
+    ),
+    (
+        "TC-12 Canadian with the block reset: no time carries over",
+        [
+            ("new", "10s canadian 2/20s reset"),
+            ("start", 0),
+            ("press", 0, 5000),  # main 5000
+            ("press", 1, 6000),  # main 9000
+            ("tick", 11000),  # Red's 5 s run out at 6000 + 5000
+            ("has", "overtime", 0, 11000, 0),
+            ("press", 0, 15000),  # block 20000 - 4000, 1 move left
+            ("left", 0, 15000, 16000),
+            ("block", 0, 1),
+            ("press", 1, 16000),  # main 9000 - 1000
+            ("press", 0, 20000),  # 16000 - 4000 = 12000 left: the block resets to 20000
+            ("left", 0, 20000, 20000),  # (TC-7's carry-over would make it 32000)
+            ("block", 0, 2),
+        ],
+    ),
+    (
+        "TC-13 upcount: the clocks count up from 0 and never flag",
+        [
+            ("new", "upcount"),
+            ("start", 0),
+            ("left", 0, 5000, 5000),
+            ("press", 0, 5000),
+            ("left", 0, 5000, 5000),
+            ("left", 1, 8000, 3000),
+            ("press", 1, 8000),
+            ("left", 0, 10000, 7000),  # 5000 + 2000
+            ("hasnt", "record"),  # TC-9 has no meaning here
+            ("tick", 3600000),
+            ("hasnt", "flag"),
+            ("left", 0, 3600000, 3597000),  # 5000 + 3600000 - 8000
+        ],
+    ),
+    (
+        "TC-14 Fischer with a cap: an increment never goes above it",
+        [
+            ("new", "1m+10s cap 65s"),
+            ("start", 0),
+            ("press", 0, 2000),  # 60000 - 2000 + 10000 = 68000, capped
+            ("left", 0, 2000, 65000),
+            ("press", 1, 2000),  # 60000 + 10000, capped
+            ("left", 1, 2000, 65000),
+            ("press", 0, 32000),  # 65000 - 30000 + 10000, under the cap
+            ("left", 0, 32000, 45000),
+        ],
+    ),
+    (
+        "TC-15 the low-time warning: once, when main time shows under it",
+        [
+            ("new", "2m warn 1m"),
+            ("start", 0),
+            ("deadline", 60001),  # 120000 - 60000 + 1: shows 59999
+            ("tick", 60000),
+            ("hasnt", "warn"),
+            ("tick", 60001),
+            ("has", "warn", 0, 60001, 59999),
+            ("press", 0, 70000),
+            ("tick", 130001),  # Black: 120000 - 60000 + 1 after 70000
+            ("has", "warn", 1, 130001, 59999),
+        ],
+    ),
+    (
+        "TC-16 a time per side: chess Armageddon, White 5 min, Black 4 min",
+        [
+            ("new", "armageddon-chess"),
+            ("left", 0, 0, 300000),
+            ("left", 1, 0, 240000),
+            ("start", 0),
+            ("press", 0, 10000),  # 300000 - 10000 + 2000
+            ("left", 0, 10000, 292000),
+            ("press", 1, 15000),  # 240000 - 5000 + 2000
+            ("left", 1, 15000, 237000),
+        ],
+    ),
+    (
         "Finish before the start is refused",
         [
             ("new", "5m"),

@@ -28,7 +28,7 @@ def main():
         else:
             passed += 1
     for name in tcspec.PRESETS:  # the syntax runs on the clock too
-        spec = tcspec.PRESETS[name][0]
+        spec = tcspec.PRESETS[name]
         text = tcspec.format(tcspec.parse(name))
         if tcspec.parse(text) == tcspec.parse(spec):
             passed += 1

@@ -42,10 +42,20 @@ def cmd_presets(args: argparse.Namespace) -> int:
 
 
 def cmd_tc(args: argparse.Namespace) -> int:
+    if args.spec is None:  # every accepted form, in words
+        forms = [(" | ".join(texts), about) for texts, about in tcs.FORMS]
+        width = max(len(text) for text, _ in forms)
+        for text, about in forms:
+            print("%-*s  %s" % (width, text, about))
+        return 0
     tc = _parse_spec(args.spec)
     if tc is None:
         return 2
     print(tcs.spec_of(tc))
+    if tcs.reading(args.spec) == "us":
+        print("  Read as US notation: bare base times are minutes, increments and delays seconds")
+    elif tcs.reading(args.spec) == "pgn":
+        print("  Read as PGN: bare times are seconds")
     for line in tcs.describe(tc):
         print("  " + line)
     try:
@@ -184,7 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("presets", help="list the named time controls")
     s.set_defaults(func=cmd_presets)
     s = sub.add_parser("tc", help="check a time-control spec and explain it")
-    s.add_argument("spec", help="a spec such as '15m+10s' or a preset name")
+    s.add_argument(
+        "spec", nargs="?", help="a spec such as '15m+10s' or a preset name (none: every form)"
+    )
     s.set_defaults(func=cmd_tc)
     s = sub.add_parser("demo", help="run the clock in this terminal (keys are the levers)")
     s.add_argument("spec", nargs="?", default="xq-rapid", help="time control (default xq-rapid)")

@@ -438,13 +438,16 @@ class Link:
         """A status reply says the clock's last event number. The byte stream
         keeps order, so every event up to it was sent before the reply: one
         still missing was lost on the line (or not written: the clock never
-        waits for a host), and no later event would show the gap. Fetch it."""
+        waits for a host), and no later event would show the gap. Fetch it,
+        from the first status on (#24): a host that has received nothing yet
+        (its first events lost, or sent before it opened the port) fetches
+        them too."""
         try:
             seq = int(f.get("seq", "0"))
         except ValueError:
             return
-        if not self.last_seq or self._hold or self._renumber is not None:
-            return  # nothing handed out yet, or whose numbering is being decided
+        if self._hold or self._renumber is not None:
+            return  # whose numbering is being decided
         self._want = max(self._want, seq)
         if seq > self.last_seq and seq not in self._pending and not self._since_id:
             if not self._syncing and self.is_open:

@@ -47,6 +47,7 @@ import chess
 import chess.pgn
 
 from qizhong import timecontrol
+from qizhong.core.timecontrol import UPCOUNT
 
 __all__ = ["RESULTS", "build", "clocks_ms", "emts_ms", "read", "write"]
 
@@ -80,8 +81,8 @@ def build(
         tc = timecontrol.parse(time_control) if isinstance(time_control, str) else time_control
         try:
             game.headers["TimeControl"] = timecontrol.to_pgn(tc)
-        except ValueError:
-            game.headers["TimeControl"] = "?"
+        except ValueError:  # PGN's "-" is no time control: an upcount (TC-13)
+            game.headers["TimeControl"] = "-" if tc.timing == UPCOUNT else "?"
             game.headers["ClockSpec"] = timecontrol.spec_of(tc)
     if termination:
         game.headers["Termination"] = termination

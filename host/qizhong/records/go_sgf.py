@@ -43,8 +43,8 @@ from typing import Any
 
 from sgfmill import sgf  # type: ignore[import-untyped]
 
-from qizhong.core import VERSION, tcspec
-from qizhong.core.timecontrol import FISCHER, TimeControl
+from qizhong.core import VERSION, tcformats, tcspec
+from qizhong.core.timecontrol import FISCHER, UPCOUNT, TimeControl
 from qizhong.rules import go
 
 # Root properties this module reads and writes itself.
@@ -151,7 +151,8 @@ def write(record: GoRecord) -> bytes:
             root.set_raw(ident, _raw(value))
     if record.time_control is not None:
         tm, ot = time_properties(record.time_control)
-        root.set_raw("TM", tm.encode())
+        if tm:  # an upcount (TC-13) has no time limit: no TM
+            root.set_raw("TM", tm.encode())
         if ot:
             root.set_raw("OT", _raw(ot))
         if not _says_all(record.time_control, tm, ot):
@@ -191,6 +192,8 @@ def time_properties(tc: TimeControl) -> tuple[str, str]:
     or else the increment in whole seconds (``fischer``); delays and the
     hourglass have no OT form.
     """
+    if tc.timing == UPCOUNT:
+        return "", ""
     st = tc.stages[0]
     tm = seconds(st.base)
     ot = tc.overtime
@@ -224,7 +227,7 @@ def _from_time_properties(tm: str, ot: str) -> TimeControl:
         n, _, period = words[0].partition("/")
         return tcspec.parse("%dms canadian %s/%dms" % (parse_seconds(tm or "0"), n.strip(),
                                                       parse_seconds(period)))  # fmt: skip
-    return tcspec.from_sgf(tm, ot)
+    return tcformats.from_sgf(tm, ot)
 
 
 def _text(node: Any, ident: str) -> str:

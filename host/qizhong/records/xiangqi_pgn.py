@@ -139,7 +139,7 @@ class Game:
         text = self.headers.get("TimeControl", "").strip()
         if text in ("", "?", "-"):
             return None
-        return timecontrol.parse(text)
+        return timecontrol.parse_tag(text)
 
     def set_time_control(self, tc: timecontrol.TimeControl | str) -> None:
         """Set ``TimeControl``: PGN's own value if it says all of ``tc``, else the spec."""
@@ -147,7 +147,7 @@ class Game:
         spec = timecontrol.spec_of(control)
         try:
             value = timecontrol.to_pgn(control)
-            if timecontrol.spec_of(timecontrol.parse(value)) != spec:
+            if timecontrol.spec_of(timecontrol.parse_tag(value)) != spec:
                 value = spec
         except ValueError:
             value = spec

@@ -53,8 +53,15 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class Hall:
     """The server's state: the store, one worker per port, the open WebSockets."""
 
-    def __init__(self, store: Store, password: str | Password, tournament: str = "hall") -> None:
+    def __init__(
+        self,
+        store: Store,
+        password: str | Password,
+        tournament: str = "hall",
+        beat_s: float = 5.0,
+    ) -> None:
         self.store = store
+        self.beat_s = beat_s  # a ``beat`` to every page this often: silence means a lost server
         self.password = password if isinstance(password, Password) else Password(password)
         self.tournament = tournament
         self.states: dict[int, BoardState] = {}
@@ -323,10 +330,16 @@ CLOCK_ACTIONS = ("config", "start", "pause", "resume", "new", "penalty", "knock"
 def make_app(hall: Hall) -> web.Application:
     app = web.Application(middlewares=[_errors])
     app["hall"] = hall
+    beats: list[asyncio.Future[None]] = []
 
     async def on_startup(app: web.Application) -> None:
         hall.loop = asyncio.get_running_loop()
         hall.feed.warm()
+        beats.append(asyncio.ensure_future(_beat(hall)))
+
+    async def on_cleanup(app: web.Application) -> None:
+        for task in beats:
+            task.cancel()
 
     async def on_shutdown(app: web.Application) -> None:
         for ws in list(hall.sockets):
@@ -334,6 +347,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.on_startup.append(on_startup)
     app.on_shutdown.append(on_shutdown)
+    app.on_cleanup.append(on_cleanup)
     rounds.add_routes(app, hall)  # before /api/boards/N/{verb}: it has .../score
 
     def page(name: str) -> Handler:
@@ -391,6 +405,16 @@ def make_app(hall: Hall) -> web.Application:
 
     async def actions(request: web.Request) -> web.Response:
         return web.json_response(hall.store.actions())
+
+    async def board_actions(request: web.Request) -> web.Response:
+        """Board N's arbiter actions, oldest first (the board page's log)."""
+        st = state_of(request)
+        try:
+            after = int(request.query.get("after", "0"))
+        except ValueError:
+            raise web.HTTPBadRequest(text="after: an action's id (an integer)") from None
+        rows = [a for a in hall.store.actions(st.board.no) if int(str(a["id"])) > after]
+        return web.json_response(rows)
 
     async def me(request: web.Request) -> web.Response:
         return web.json_response({"arbiter": hall.is_arbiter(request)})
@@ -619,7 +643,12 @@ def make_app(hall: Hall) -> web.Application:
         await sock.prepare(request)
         hall.sockets.add(sock)
         viewer = Viewer(sock, request.transport)
-        hello = {"type": "hello", "boards": hall.views(), "arbiter": hall.is_arbiter(request)}
+        hello = {
+            "type": "hello",
+            "boards": hall.views(),
+            "arbiter": hall.is_arbiter(request),
+            "beat_ms": int(hall.beat_s * 1000),
+        }
         viewer.offer("", validate.dumps(hello))  # first; then each board's newest
         hall.viewers.add(viewer)
         try:
@@ -640,6 +669,7 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_get("/api/boards/{no:\\d+}/events", events)
     app.router.add_get("/api/events", events)
     app.router.add_get("/api/actions", actions)
+    app.router.add_get("/api/boards/{no:\\d+}/actions", board_actions)
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/login", login)
     app.router.add_post("/api/logout", logout)
@@ -704,6 +734,14 @@ def _configured(hall: Hall, st: BoardState, spec: str) -> None:
     hall.store.set_board(st.board.no, **fields)
     st.board = next(b for b in hall.store.boards() if b.no == st.board.no)
     hall.notify(st.board.no, st.view(), None)
+
+
+async def _beat(hall: Hall) -> None:
+    """A ``beat`` to every page every ``hall.beat_s``: a page that hears
+    nothing for a few beats marks its times stale (docs/server.md)."""
+    while True:
+        await asyncio.sleep(hall.beat_s)
+        hall._send_all("beat", validate.dumps({"type": "beat"}))  # one waiting a page at most
 
 
 _COMMAND_WORDS = ("help", "start", "pause", "resume", "foul", "penalty", "knock", "draw", "win",

@@ -60,6 +60,7 @@ class BoardState:
     result: int = -1
     flag: list[bool] = field(default_factory=lambda: [False, False])
     knocks: int = 0
+    knocker: int = -1  # EQ-5: the side the arbiter named for the last knock, -1 not yet
     held: int = -1  # the side whose lever is held down now (EQ-3), -1 none
     game_no: int = 1
     events: int = 0
@@ -93,6 +94,9 @@ class BoardState:
         elif name == "knock":
             self.state = "knocked"
             self.knocks += 1
+            self.knocker = -1
+        elif name == "penalty" and self.state == "knocked" and self.knocker < 0 and ev.arg > 0:
+            self.knock_named(1 - ev.side, ev.arg)
         elif name == "held":
             self.held = ev.side
         elif name == "flag":
@@ -103,15 +107,30 @@ class BoardState:
         elif name == "config":
             self.new_game()
         if name in ALERTS and not (acked and st.id in acked):
-            self.alerts.append(
-                {"id": st.id, "kind": name, "side": ev.side, "t": ev.t, "host_ms": st.host_ms}
-            )
+            alert = {"id": st.id, "kind": name, "side": ev.side, "t": ev.t, "host_ms": st.host_ms}
+            if name == "knock":  # ``side``: whose time ran; ``knocker``: named later
+                alert.update(knocker=-1, bonus=0)
+            self.alerts.append(alert)
+
+    def knock_named(self, knocker: int, bonus: int) -> None:
+        """EQ-5's ruling, seen as the clock makes it: while knocked over, the
+        first time given (the clock's ``penalty`` event: +60 s to the
+        knocker's opponent, whether named on the clock's keys or by the
+        arbiter's ``knock``). The knock's alert then names the knocker. (An
+        opponent whose flag fell gets no time, TC-8: that ruling goes unseen
+        here, and the alert keeps asking until acknowledged.)"""
+        self.knocker = knocker
+        for a in reversed(self.alerts):
+            if a["kind"] == "knock":
+                a.update(knocker=knocker, bonus=bonus)
+                break
 
     def new_game(self) -> None:
         if self.events > 1 and (self.presses or self.state != "idle"):
             self.game_no += 1
         self.state, self.run, self.result = "idle", -1, -1
         self.moves, self.flag, self.knocks, self.held = [0, 0], [False, False], 0, -1
+        self.knocker = -1
         self.presses, self.played, self.played_clocks = [], [], None
 
     def ack(self, event: int) -> bool:
@@ -145,6 +164,7 @@ class BoardState:
             "result": self.result,
             "flag": self.flag,
             "knocks": self.knocks,
+            "knocker": self.knocker,
             "held": self.held,
             "game_no": self.game_no,
             "events": self.events,

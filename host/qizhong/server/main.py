@@ -59,6 +59,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="this server's name in the hall (default: the host name)",
     )
     p.add_argument(
+        "--heartbeat",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="a beat to every page this often; a page that hears none for 2.5 beats"
+        " says the server is lost (default 5)",
+    )
+    p.add_argument(
         "--entry",
         choices=["late", "live"],
         default="late",
@@ -116,6 +124,9 @@ async def _serve(args: argparse.Namespace) -> int:
         n = sims.stop_folder(args.db + ".sims")
         print("stopped %d simulated clocks" % n)
         return 0
+    if not 0.1 <= args.heartbeat <= 60:
+        print("qizhong serve: --heartbeat: 0.1 to 60 seconds", file=sys.stderr)
+        return 2
     try:
         store = Store(args.db)  # first: a second server on this file starts nothing
     except StoreError as e:
@@ -129,7 +140,7 @@ async def _serve(args: argparse.Namespace) -> int:
         print("qizhong serve: %s" % e, file=sys.stderr)
         store.close()
         return 2
-    hall = Hall(store, pw, args.tournament)
+    hall = Hall(store, pw, args.tournament, beat_s=args.heartbeat)
     hall.games.late_entry = args.entry == "late"
     ports = list(args.port)
     started: list[sims.SimClock] = []

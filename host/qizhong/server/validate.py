@@ -143,6 +143,7 @@ def remote_view(view: Any, clock_id: str, url: str) -> dict[str, Any]:
         "events": _int(view.get("events", 0), "events", 0),
         "alerts": [_alert(a) for a in alerts],
         "session_rev": count(view.get("session_rev", 0), "session_rev"),
+        "knocker": side(view.get("knocker", -1), "knocker"),
     }
     out["key"] = "%s-%d" % (server, out["no"])
     return out
@@ -167,6 +168,9 @@ def _alert(a: Any) -> dict[str, Any]:
     for k in ("text", "rule"):  # a session's alert (server/session.py) says what and why
         if k in a:
             out[k] = _str(a[k], "alert " + k)
+    if "knocker" in a:  # a knock's alert: the side the arbiter named (EQ-5), its opponent's bonus
+        out["knocker"] = _int(a["knocker"], "alert knocker", -1, 1)
+        out["bonus"] = _int(a.get("bonus", 0), "alert bonus", 0, MAX_MS)
     return out
 
 

@@ -140,7 +140,7 @@ def run(steps: list[Step], sim: Sim, path: str = "<scenario>", tolerance: int = 
             res.checked += 1
     if later:  # outputs are checked once the run has reached every time they name
         sim.run_to(max(int(s.args[0]) for s in later) + 1)
-    sim.status()  # collect every event sent so far
+    sim.collect_all()  # every event sent so far, gaps filled, before any is checked (#24)
     for s in later:
         res.checked += 1
         try:

@@ -465,6 +465,16 @@ class Sim:
         self.events += new
         return new
 
+    def collect_all(self) -> list[tuple[str, int, int, int]]:
+        """Every event the clock has sent so far, fetched until none is
+        missing (``Link.sync``: a gap a status reply showed is filled before
+        this returns); returns the new ones."""
+        try:
+            self.link.sync()
+        except LinkError as e:
+            raise SimError("%s\n%s" % (e, self._stderr()))
+        return self._collect()
+
     def read_events(self) -> list[tuple[str, int, int, int]]:
         """Real time: the events waiting on the serial link."""
         self.link.pump(0)

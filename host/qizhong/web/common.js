@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// What the hall page and the board page share: times, the socket, the login.
+// What the hall page and the board page share: times, the socket, the login, the alerts
+// (their panel, the tab title's count, the sound), the lost-server banner, confirmations.
 "use strict";
 const COLOURS = { xiangqi: ["Red", "Black"], go: ["Black", "White"], chess: ["White", "Black"] };
 const boards = new Map(); // key -> {view, at}: key is the board number, or SERVER-NO for another server's: the server's view and when it came (performance.now)
@@ -13,16 +14,64 @@ function fmt(ms) {
   return (neg ? "-" : "") + out;
 }
 
+// A signed duration as an arbiter says it: "+60 s", "−30 s", "−1.5 s".
+function signedSeconds(ms) {
+  const s = Math.abs(ms) / 1000;
+  return (ms < 0 ? "−" : "+") + (Number.isInteger(s) ? s : s.toFixed(1)) + " s";
+}
+
+// -- the link to the server: while it is lost, times freeze and say so ---------------------
+
+const link = { up: false, lostAt: null, last: 0, beatMs: 5000, why: "", ws: null };
+
+// The page's "now" for ticking: frozen at the moment the server was lost.
+function pageNow() { return link.lostAt === null ? performance.now() : link.lostAt; }
+
 // A side's time now: the clock's figure at its own ms t, less what has run
 // since (the server's estimate of the clock's now, then this page's own ticks).
 function shownLeft(b, side) {
   const v = b.view;
   let ms = v.left[side];
   if (v.state === "running" && v.run === side && v.link === "up") {
-    ms -= Math.max(0, v.now - v.t) + (performance.now() - b.at);
+    ms -= Math.max(0, v.now - v.t) + Math.max(0, pageNow() - b.at);
   }
   return Math.max(0, Math.round(ms));
 }
+
+function clockTime(date) { return date.toLocaleTimeString([], { hour12: false }); }
+
+function linkLost(why) {
+  if (link.lostAt === null) {
+    link.lostAt = Math.max(link.last, 0) || performance.now();
+    link.since = new Date(Date.now() - (performance.now() - link.lostAt));
+  }
+  link.up = false; link.why = why;
+  const banner = document.getElementById("offline");
+  if (banner) {
+    banner.textContent = "⚠ No connection to the hall server since " + clockTime(link.since) +
+      " (" + why + "). The times shown are frozen at that moment and are NOT the clocks' times now. " +
+      "Reconnecting…";
+    banner.hidden = false;
+  }
+  document.body.classList.add("offline");
+  updateTitle();
+}
+
+function linkUp() {
+  link.up = true; link.lostAt = null; link.why = "";
+  const banner = document.getElementById("offline");
+  if (banner) banner.hidden = true;
+  document.body.classList.remove("offline");
+}
+
+// No message for 2.5 beats (the server sends one every beat_ms): lost, even if the
+// socket still looks open (a hung server, a dead network path).
+setInterval(() => {
+  if (link.up && performance.now() - link.last > 2.5 * link.beatMs) {
+    linkLost("no heartbeat for " + Math.round((performance.now() - link.last) / 1000) + " s");
+    if (link.ws) link.ws.close();
+  }
+}, 250);
 
 function colours(v) { return COLOURS[v.game] || ["First", "Second"]; }
 
@@ -32,12 +81,118 @@ function resultText(v) {
   return v.state === "finished" ? "finished" : "";
 }
 
-const ALERT_TEXT = { knock: "knocked over", flag: "flag fell", held: "lever held", lost: "clock lost" };
+// -- alerts -----------------------------------------------------------------------------------
 
+function boardName(v) { return "Board " + (v.server ? v.server + " " : "") + v.no; }
+
+// An alert as the arbiter must read it: who did what, on which board.
 function alertText(v, a) {
-  const who = a.side >= 0 ? colours(v)[a.side] + ": " : "";
-  return "Board " + (v.server ? v.server + " " : "") + v.no + " — " + who + (ALERT_TEXT[a.kind] || a.kind);
+  const names = colours(v), who = (s) => names[s] || "?";
+  let what;
+  if (a.kind === "knock") {
+    what = a.knocker === 0 || a.knocker === 1
+      ? who(a.knocker) + " knocked the clock" +
+        (a.bonus > 0 ? "; " + who(1 - a.knocker) + " " + signedSeconds(a.bonus) : "")
+      : "clock knocked over" + (a.side >= 0 ? " while " + who(a.side) + "'s time ran" : "") +
+        " — arbiter to name who knocked it";
+  } else if (a.kind === "flag") what = who(a.side) + "'s flag fell";
+  else if (a.kind === "held") what = who(a.side) + "'s lever is held down";
+  else if (a.kind === "lost") what = "clock lost: it does not answer";
+  else if (a.kind === "store") what = "the server cannot write its record (a full disk?): the clock keeps the events";
+  else if (a.kind === "worker") what = "the server's thread for this clock failed: it connects again";
+  else what = a.text ? String(a.text) : a.kind + (a.side >= 0 ? " (" + who(a.side) + ")" : "");
+  return boardName(v) + ": " + what;
 }
+
+function alertCount() {
+  let n = 0;
+  for (const [, b] of boards) n += b.view.alerts.length;
+  return n;
+}
+
+let baseTitle = document.title; // the board page adds its number
+
+// The tab's title: the unacknowledged alerts' count first, and a lost server.
+function updateTitle() {
+  const n = alertCount();
+  document.title = (link.lostAt !== null ? "⚠ OFFLINE " : "") + (n ? "(" + n + ") " : "") + baseTitle;
+}
+
+// -- the sound: off unless the arbiter turns it on (remembered in this browser) ----------
+
+const prefs = {
+  get(key) { try { return localStorage.getItem("qizhong." + key); } catch (e) { return null; } },
+  set(key, value) { try { localStorage.setItem("qizhong." + key, value); } catch (e) { /* private mode */ } },
+};
+
+let audio = null;
+
+function soundOn() { return prefs.get("sound") === "on"; }
+
+function unlockAudio() { // browsers start sound only after a click on the page
+  if (!soundOn()) return;
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const ctx = audio;
+    if (ctx.state === "suspended") ctx.resume().then(() => { document.body.dataset.audio = ctx.state; });
+    document.body.dataset.audio = ctx.state;
+  } catch (e) { audio = null; }
+}
+
+// Two short beeps (WebAudio, no file). data-beeps counts them for the tests.
+function beep() {
+  if (!soundOn()) return;
+  unlockAudio();
+  if (!audio) return;
+  const t0 = audio.currentTime;
+  for (const start of [0, 0.25]) {
+    const osc = audio.createOscillator(), gain = audio.createGain();
+    osc.type = "square"; osc.frequency.value = 880;
+    gain.gain.setValueAtTime(0.15, t0 + start);
+    gain.gain.exponentialRampToValueAtTime(0.001, t0 + start + 0.18);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(t0 + start); osc.stop(t0 + start + 0.2);
+  }
+  document.body.dataset.beeps = String(Number(document.body.dataset.beeps || 0) + 1);
+  document.body.dataset.audio = audio.state;
+}
+
+function showSound() {
+  const btn = document.getElementById("sound");
+  if (!btn) return;
+  btn.textContent = soundOn() ? "sound: on" : "sound: off";
+  btn.setAttribute("aria-pressed", String(soundOn()));
+}
+
+function setupSound() {
+  const btn = document.getElementById("sound");
+  if (!btn) return;
+  btn.onclick = () => {
+    prefs.set("sound", soundOn() ? "off" : "on");
+    showSound();
+    if (soundOn()) { unlockAudio(); beep(); } // the arbiter hears what an alert sounds like
+  };
+  document.addEventListener("pointerdown", unlockAudio);
+  document.addEventListener("keydown", unlockAudio);
+  showSound();
+}
+
+const seenAlerts = new Set(); // "key:id" of every alert this page has shown
+let primed = false; // after the first hello: alerts already there when the page opened do not beep
+
+function noticeNewAlerts() {
+  let fresh = 0;
+  for (const [key, b] of boards) {
+    for (const a of b.view.alerts) {
+      const id = key + ":" + a.id;
+      if (!seenAlerts.has(id)) { seenAlerts.add(id); fresh++; }
+    }
+  }
+  if (fresh && primed) beep();
+  primed = true;
+}
+
+// -- the server -------------------------------------------------------------------------------
 
 let arbiter = false;
 
@@ -75,26 +230,51 @@ function setupLogin() {
   });
 }
 
+// A board's view as it came over the socket, before it is kept and drawn: the one
+// place a check of what arrives (another server's board, via the broker) belongs.
+function intake(view) {
+  return view && typeof view === "object" && typeof view.key === "string" ? view : null;
+}
+
+function keep(view, now) {
+  const v = intake(view);
+  if (v) boards.set(v.key, { view: v, at: now });
+  return v;
+}
+
 function connect(onEvent) {
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  link.ws = ws;
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data), now = performance.now();
+    link.last = now;
     if (msg.type === "hello") {
       arbiter = msg.arbiter; showLogin();
-      for (const v of msg.boards) boards.set(v.key, { view: v, at: now });
+      if (msg.beat_ms > 0) link.beatMs = msg.beat_ms;
+      boards.clear(); // the server's boards now: none kept from before it was lost
+      for (const v of msg.boards) keep(v, now);
+      linkUp();
     } else if (msg.type === "board") {
-      boards.set(msg.board.key, { view: msg.board, at: now });
+      keep(msg.board, now);
       if (onEvent && msg.event) onEvent(msg.event);
-    }
+    } else return; // a beat: only proof of life
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
     render();
   };
-  ws.onclose = () => { document.body.classList.add("offline"); setTimeout(() => connect(onEvent), 1000); };
-  ws.onopen = () => document.body.classList.remove("offline");
+  ws.onclose = () => {
+    if (link.ws !== ws) return;
+    if (link.up || link.lostAt === null) linkLost("the connection closed");
+    setTimeout(() => connect(onEvent), 1000);
+  };
 }
 
 async function ack(no, id) {
-  try { await api("/api/boards/" + no + "/ack", { event: id }); } catch (e) { alert(e.message); }
+  try { await api("/api/boards/" + no + "/ack", { event: id }); } catch (e) { showError(e.message); }
+}
+
+function showError(text) {
+  const box = document.getElementById("act-error") || document.getElementById("login-error");
+  if (box) box.textContent = text;
 }
 
 function sortedBoards() {
@@ -103,17 +283,33 @@ function sortedBoards() {
     local(a) && local(b) ? Number(a) - Number(b) : local(a) ? -1 : local(b) ? 1 : a.localeCompare(b));
 }
 
-function renderAlerts(only) {
+// The alerts panel (kept in view at any scroll by hall.css), every board's alerts; the
+// board page lists its own board's first.
+function renderAlerts(first) {
   const box = document.getElementById("alerts");
   box.replaceChildren();
-  for (const [key, b] of sortedBoards()) {
+  const order = sortedBoards();
+  if (first !== undefined) order.sort(([a], [b]) => (b === first) - (a === first));
+  for (const [, b] of order) {
     const no = b.view.no;
-    if (only !== undefined && key !== only) continue;
     for (const a of b.view.alerts) {
       const div = document.createElement("div");
       div.className = "alert alert-" + a.kind;
       div.dataset.board = no; div.dataset.kind = a.kind;
-      div.textContent = alertText(b.view, a);
+      const text = document.createElement("span");
+      text.className = "what";
+      text.textContent = alertText(b.view, a);
+      div.append(text);
+      if (a.host_ms > 0) { // when the server kept it, on this page's clock
+        const when = document.createElement("time");
+        when.textContent = clockTime(new Date(a.host_ms));
+        div.append(when);
+      }
+      if (!b.view.server && !window.BOARD_PAGE) {
+        const go = document.createElement("a");
+        go.href = "/board/" + no; go.textContent = "open"; go.className = "open";
+        div.append(go);
+      }
       if (arbiter && !b.view.server) {
         const btn = document.createElement("button");
         btn.textContent = "Acknowledge"; btn.className = "ack";
@@ -123,4 +319,29 @@ function renderAlerts(only) {
       box.append(div);
     }
   }
+  noticeNewAlerts();
+  updateTitle();
+}
+
+// -- confirmations: an action that ends a game or changes a time asks first ---------------
+
+// Resolves true only if the arbiter answers yes; Esc or Cancel: false.
+function askFirst(question, yes) {
+  let d = document.getElementById("ask");
+  if (!d) {
+    d = document.createElement("dialog");
+    d.id = "ask";
+    d.innerHTML = '<form method="dialog"><p class="question"></p><div class="buttons">' +
+      '<button value="no" id="ask-no">Cancel</button> ' +
+      '<button value="yes" id="ask-yes" class="danger"></button></div></form>';
+    document.body.append(d);
+  }
+  d.querySelector(".question").textContent = question;
+  d.querySelector("#ask-yes").textContent = yes || "Yes";
+  d.returnValue = "";
+  d.showModal();
+  d.querySelector("#ask-no").focus(); // Enter alone does not act
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => resolve(d.returnValue === "yes"), { once: true });
+  });
 }
