@@ -158,6 +158,11 @@ class Desk:
             return
         alert.accept() if answer else alert.dismiss()
 
+    def yes(self) -> None:
+        """Answer the page's own question (a clock action asks first, in its dialog)."""
+        self.until(lambda: self.b.execute_script("return !!document.querySelector('#ask[open]')"))
+        self.b.find_element(By.ID, "ask-yes").click()
+
     def board_page(self, no: int) -> None:
         self.b.get(self.s.url + "/board/%d" % no)
         self.until(lambda: self.b.find_element(By.ID, "session-line").is_displayed())
@@ -345,6 +350,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.until(lambda: "knock" in desk.text("#alerts").lower())
     black = server.get("/api/boards/%d" % x5)["left"][1]
     desk.click("[data-knock='0']")  # the ruling: Red knocked the clock over
+    desk.yes()
     poll(lambda: server.get("/api/boards/%d" % x5)["left"][1] >= black + 55000, "60 s to Black")
     assert "knock" in {a["kind"] for a in server.get("/api/boards/%d" % x5)["alerts"]}
     desk.line(x5, "resign red")
@@ -356,6 +362,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     box.clear()
     box.send_keys("-30")
     desk.click("#penalty")
+    desk.yes()
     poll(lambda: server.get("/api/boards/%d" % x6)["left"][1] <= black - 30000, "30 s off Black")
     desk.line(x6, "draw")
     want[1, x6] = "1/2-1/2"
