@@ -49,7 +49,7 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     assert line(server, "炮二平五")["ok"]
     sims.press(server.sim(1), "left", wait_up=True)  # Red's move, pressed
     wait_for(server, ws, lambda v: v["moves"] and v["moves"][0]["left"] is not None)
-    sims.press(server.sim(1), "right")  # Black presses without a move: XQ-R19
+    sims.press(server.sim(1), "right", wait_up=True)  # Black presses without a move: XQ-R19
     wait_for(server, ws, lambda v: v["fouls"][1] == 1)
     assert "nomove" in alert_kinds(server)
     # Black's move, then its press: the record's times are the session's pairing (the
@@ -87,6 +87,10 @@ def test_xq_r19_a_foul_idempotency_and_a_restart(server):
     with urllib.request.urlopen(server.url + "/api/boards/1/session/record", timeout=10) as r:
         rec = r.read().decode("utf-8")
     assert "炮二平五" in rec and "XQ-R19" in rec and '[Result "1-0"]' in rec
+    # After the next game is begun, the game's record keeps the session's times too.
+    server.post("/api/boards/1/new", {})
+    with urllib.request.urlopen(server.url + "/boards/1/games/1.pgn", timeout=10) as r:
+        assert xiangqi_pgn.read_game(r.read()).clocks == want
 
 
 def test_the_page_cannot_make_the_server_write_files(server):
@@ -123,6 +127,8 @@ def test_go_dead_stones_and_the_count(server):
     server.boards_up(server.socket())
     server.post("/api/boards/1/players", {"game": "go"})
     server.post("/api/boards/1/session/new", {"options": {"spec": "go-byoyomi"}, "configure": True})
+    # The control the session loaded on the clock is the board's (its page, its record).
+    assert server.get("/api/boards/1")["spec"] == "60m byoyomi 3x60s"
     for mv in ("D4", "Q16", "pass", "pass"):
         assert line(server, mv)["ok"], mv
     view = server.get("/api/boards/1/session")
@@ -133,6 +139,12 @@ def test_go_dead_stones_and_the_count(server):
     line(server, "count")
     view = server.get("/api/boards/1/session")
     assert view["over"] and "white wins" in view["result"].lower()
+    # The count's score is the record's RE (not B+/W+ with no score given).
+    score = view["score"].rsplit("(", 1)[1].rstrip(")")
+    assert score.startswith("W+") and score != "W+"
+    with urllib.request.urlopen(server.url + "/boards/1.sgf", timeout=10) as r:
+        sgf = r.read()
+    assert ("RE[%s]" % score).encode() in sgf and b"OT[3x60 byo-yomi]" in sgf
 
 
 def test_entry_live_a_press_without_a_move_is_an_alert_at_once(tmp_path):

@@ -105,6 +105,10 @@ def test_two_rounds_results_and_every_record(server):
     b1, b2 = server.get("/api/boards/1"), server.get("/api/boards/2")
     assert b1["players"] == ["吕钦", "许银川"] and b1["state"] == "running"
     assert b2["game"] == "go" and b2["spec"] == "15m byoyomi 3x30s" and b2["state"] == "running"
+    # Each game has its session from the round's start: the page's fouls, claims, XQ-R19.
+    s1, s2 = server.get("/api/boards/1/session"), server.get("/api/boards/2/session")
+    assert s1["active"] and s1["kind"] == "xiangqi" and s1["spec"] == "15m+10s"  # xq-rapid
+    assert s2["active"] and s2["kind"] == "go" and s2["moves"] == []
     play(server, ws, 1, ["炮二平五", "马8进7"])
     play(server, ws, 2, ["D4", "Q16", "pass", "pass"])
     for board, side in ((1, "red"), (2, "black")):

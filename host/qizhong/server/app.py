@@ -611,6 +611,8 @@ def make_app(hall: Hall) -> web.Application:
             raise web.HTTPConflict(text=str(e)) from None
         except LinkError as e:
             raise web.HTTPServiceUnavailable(text=str(e)) from None
+        if configure:  # the control the session loaded is the board's (its page, its record)
+            _configured(hall, st, str(hall.games.view(no).get("spec", "")))
         if key:
             hall.store.put_answer(key, no, {"ok": True})
         return web.json_response({"ok": True, "session": hall.games.view(no)})

@@ -524,6 +524,20 @@ class Feed:
             return []
         return [str(m) for m in json.loads(rows[0][0])] if rows else []
 
+    def clocks_of(self, no: int, game_no: int, played: list[str]) -> list[int | None] | None:
+        """The moves' clock times as the last made record of the game had them
+        (its session's pairing, in the record's key), if it had these moves."""
+        try:
+            sql = "SELECT key, moves FROM feed_records WHERE board=? AND game_no=?"
+            rows = list(self._db().execute(sql, (no, game_no)))
+            if not rows or json.loads(rows[0][1]) != played:
+                return None
+            clocks = json.loads(rows[0][0])[4]
+        except (sqlite3.Error, ValueError, IndexError, TypeError):
+            return None
+        ok = isinstance(clocks, list) and len(clocks) == len(played)
+        return clocks if ok and all(c is None or type(c) is int for c in clocks) else None
+
     # -- made as moves arrive ------------------------------------------------------------------
 
     def on_change(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
@@ -573,6 +587,9 @@ class Feed:
         info = self.info(no, game_no) or Info.of(board)
         presses, result, flag = snap
         clocks = [presses[i]["left"] if i < len(presses) else None for i in range(len(played))]
+        paired = self.clocks_of(no, game_no, played)
+        if paired is not None:
+            clocks = paired  # as the board's session paired them (a press ruled on is no move's)
         score = self.scores.get((no, game_no), "")
         g = Game(info, played, clocks, result, (flag[0], flag[1]), score)
         self._past[(no, game_no)] = (key, g)

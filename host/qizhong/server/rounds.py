@@ -335,6 +335,7 @@ class Rounds:
         return out
 
     async def _board(self, no: int, p: Pairing, start: bool) -> str:
+        from qizhong.clocks.link import LinkError
         from qizhong.server import app as server_app
 
         hall = self.hall
@@ -356,6 +357,12 @@ class Rounds:
                     (st.game_no, no, p.board),
                 )
                 hall.notify(p.board, st.view(), None)
+                try:  # the round's game gets its session, as a control loaded from the page does
+                    await asyncio.wrap_future(
+                        hall.worker(p.board).call(lambda c: server_app._fresh(hall, p.board))
+                    )
+                except (LinkError, ValueError) as e:
+                    return "set up, but no session for its game: %s" % e
             if start:
                 if st.state == "idle":
                     seen = self._wait_event(p.board, "start")

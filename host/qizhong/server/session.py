@@ -372,6 +372,7 @@ class Sessions:
             played = g.console.session.played
             st.played = [p.text for p in played]
             st.played_clocks = [p.clock_ms for p in played]  # a press ruled on is no move's
+            self._counted(g, st.game_no)
         acked = self.hall.acked
         known = {a["id"] for a in st.alerts}
         for a in g.alerts:
@@ -381,6 +382,25 @@ class Sessions:
         g.alerts = []
         st.session_rev += 1
         self.hall.notify(g.no, st.view(), None)
+
+    def _counted(self, g: Game, game_no: int) -> None:
+        """A Go game the session ended by its count: the score is the game's (its
+        SGF ``RE``, the round's results), kept as ``qizhong round score`` keeps one;
+        a score the arbiter entered stands."""
+        from qizhong.arbiter.go import GoSession
+
+        s = g.console.session
+        out = getattr(s, "outcome", None)
+        if not (isinstance(s, GoSession) and s.over and out is not None and out.score is not None):
+            return
+        feed = self.hall.feed
+        if (g.no, game_no) in feed.scores:
+            return
+        score = out.sgf()
+        args: dict[str, object] = {"game": game_no, "score": score}
+        aid = self.hall.store.add_action(g.no, "score", args, "session")
+        self.hall.store.action_done(aid, "ok")
+        feed.scores[(g.no, game_no)] = score
 
     def record(self, no: int) -> tuple[str, str]:
         """The board's session record (PGN or SGF text) and its suffix (the worker's thread)."""
