@@ -139,7 +139,7 @@ def test_bad_values_answer_json_400_and_nothing_stays_pending(server):
     # 14: a spec that is not the clock's control (xq-rapid: 15m+10s)
     status, answer, _ = call(server, "POST", "/api/boards/1/players", {"spec": "5m+5s"})
     assert status == 409 and "config" in answer["error"]
-    server.post("/api/boards/1/players", {"spec": "900+10"})  # the same control, PGN's way
+    server.post("/api/boards/1/players", {"spec": "15m+10s"})  # the same control is taken
     server.post("/api/boards/2/ack", {"event": alert})
     assert not server.get("/api/boards/2")["alerts"]
     assert [a for a in server.get("/api/actions") if a["outcome"] == "pending"] == []
