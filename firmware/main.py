@@ -42,10 +42,13 @@ def main(platform=sys.platform):
             return  # to the REPL: service mode
     try:  # everything, imports included: a MemoryError at boot resets too
         import asyncio
+        import gc
 
         b = board(platform)  # first: its module compiles on an unfragmented heap
-
+        gc.collect()  # the compiler's leftovers go before the next module needs a block
         from qizhong import tcspec
+
+        gc.collect()
         from qizhong.app import App
 
         asyncio.run(App(b, tcspec.parse(DEFAULT)).run())
