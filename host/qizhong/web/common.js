@@ -196,18 +196,6 @@ function noticeNewAlerts() {
 
 let arbiter = false;
 
-async function api(path, body) {
-  const r = await fetch(path, {
-    method: body === undefined ? "GET" : "POST",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  const data = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(data.error || r.statusText);
-  return data;
-}
-
 function showLogin() {
   document.getElementById("login-form").hidden = arbiter;
   document.getElementById("logout").hidden = !arbiter;

@@ -6,18 +6,6 @@ let arbiter = false;
 let current = 0; // the round shown
 let rows = [];
 
-async function api(path, body) {
-  const r = await fetch(path, {
-    method: body === undefined ? "GET" : "POST",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  const data = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(data.error || r.statusText);
-  return data;
-}
-
 const $ = (id) => document.getElementById(id);
 
 function say(id, text, ok) {
