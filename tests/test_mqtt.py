@@ -101,6 +101,9 @@ def test_commands_from_another_laptop_carry_the_clocks_own_tag(tmp_path, broker)
     try:
         ws = a.socket()
         a.boards_up(ws)
+        probe = Anon(broker)
+        probe.ready("a")  # server A hears the broker's commands from here on
+        probe.close()
         # The pairing step at the clock (docs/security.md): ok three times, the code shows.
         world = headless.address(a.sim(1).world, None)
         for _ in range(3):
@@ -142,18 +145,54 @@ class Anon:
 
         host, port = broker.split(":")
         self.got = queue.Queue()
+        self.announced = queue.Queue()  # servers' announcements, apart from replies
+        self.acked = queue.Queue()  # the broker's SUBACKs
         self.c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-        self.c.on_message = lambda c, u, m: self.got.put((m.topic, m.payload))
+        self.c.on_message = self._message
+        self.c.on_subscribe = lambda c, u, mid, codes, props: self.acked.put(mid)
         self.c.connect(host, int(port))
         self.c.loop_start()
+
+    def _message(self, client, userdata, m):
+        if "/server/" in m.topic:
+            self.announced.put((m.topic, m.payload))
+        else:
+            self.got.put((m.topic, m.payload))
+
+    def ready(self, server, timeout=20.0):
+        """Wait until ``server``'s bridge has announced itself: it subscribes
+        before it announces, on one connection, so from then on the broker
+        hands it what is published (without this, a first command can reach
+        the broker before the server's subscription, and is lost)."""
+        import queue
+
+        self.listen("server/" + server)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                topic, payload = self.announced.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError("server %s never announced itself" % server) from None
+            if topic.endswith("/server/" + server) and payload:
+                return
 
     def pub(self, topic, payload, retain=False, qos=1):
         if not isinstance(payload, (bytes, str)):
             payload = json.dumps(payload)
         self.c.publish("qizhong/hall/" + topic, payload, qos, retain=retain).wait_for_publish(10)
 
-    def listen(self, topic):
-        self.c.subscribe("qizhong/hall/" + topic, 1)[1]
+    def listen(self, topic, timeout=20.0):
+        """Subscribe, and wait for the broker's SUBACK (bounded)."""
+        import queue
+
+        mid = self.c.subscribe("qizhong/hall/" + topic, 1)[1]
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self.acked.get(timeout=max(0.01, deadline - time.monotonic())) == mid:
+                    return
+            except queue.Empty:
+                raise AssertionError("the broker never acknowledged %s" % topic) from None
 
     def replies(self, n, timeout=20.0):
         """The next ``n`` reply bodies (bounded wait)."""
@@ -206,6 +245,7 @@ def test_an_anonymous_command_changes_no_clock_and_every_relayed_change_is_recor
     anon = Anon(broker)
     try:
         a.boards_up(a.socket())
+        anon.ready("a")
         anon.listen("a-sim-1/reply")
         anon.pub("a-sim-1/cmd", {"text": "901 start 0"})
         anon.pub("a-sim-1/cmd", {"text": "902 penalty 0 600000"})
@@ -237,6 +277,7 @@ def test_nothing_the_broker_sends_kills_the_bridge_or_reaches_a_page_unchecked(t
     try:
         ws = a.socket()
         a.boards_up(ws)
+        anon.ready("a")
         anon.pub("a-sim-1/cmd", "[" * 100000)  # RecursionError in paho's thread, before
         anon.pub("x-1/state", "[" * 5000, retain=True)  # under the size bound: deep
         anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
@@ -299,6 +340,7 @@ def test_a_flood_of_relays_waits_behind_the_clocks_events(tmp_path, broker):
     try:
         ws = a.socket()
         a.boards_up(ws)
+        anon.ready("a")
         a.post("/api/boards/1/start", {"side": 0})
         anon.listen("a-sim-1/reply")
         for i in range(300):
@@ -333,6 +375,7 @@ def test_idle_viewers_cost_one_state_per_board_not_every_state(tmp_path, broker)
     try:
         ws = a.socket()
         a.boards_up(ws)
+        anon.ready("a")
         small = ((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),)  # the kernel holds little
         idle = [
             websocket.create_connection(a.url.replace("http", "ws", 1) + "/ws", sockopt=small)
@@ -375,6 +418,7 @@ def test_the_hall_page_renders_and_links_only_what_the_schema_lets_through(tmp_p
     try:
         ws = a.socket()
         a.boards_up(ws)
+        anon.ready("a")
         a.post("/api/boards/1/start", {"side": 0})
         headless.request(headless.address(a.sim(1).world, None), "tilt")
         a.wait(ws, lambda m: any(x["kind"] == "knock" for x in m["board"]["alerts"]))
