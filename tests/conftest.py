@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Shared test setup: the tests/ folder on sys.path, the MicroPython binary,
-and hypothesis's profile."""
+hypothesis's profile, and a hall server (``server``; a module may define its own)."""
 
 import os
 import shutil
@@ -37,3 +37,14 @@ def _arbiter_state(tmp_path_factory, monkeypatch):
     """The arbiter's console notes each clock's game in a state folder: a
     fresh one per test, never the user's (~/.local/state/qizhong)."""
     monkeypatch.setenv("QIZHONG_STATE", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A real hall server (tests/hallserver.py) with two simulated clocks on a
+    fresh file; stopped after. A test module's own ``server`` fixture wins."""
+    from hallserver import Server
+
+    s = Server(str(tmp_path / "hall.sqlite"), 2)
+    yield s
+    s.stop()

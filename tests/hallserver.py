@@ -4,19 +4,22 @@
 Its simulated clocks are their own processes (qizhong.server.sims), so the
 server can be killed with SIGKILL and started again on the same clocks and
 the same SQLite file. Everything waits on the server's own messages (its
-first line of output, its WebSocket), bounded in time."""
+first line of output, its WebSocket), bounded in time: the bounds are for a
+loaded 2-core machine (CI), so only a failing test waits one out."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import websocket  # websocket-client (selenium's own dependency)
@@ -24,7 +27,9 @@ import websocket  # websocket-client (selenium's own dependency)
 from qizhong.server import sims
 
 PASSWORD = "test-arbiter-pw"
-START_S = 60.0
+START_S = 60.0  # the server's own start, beyond its clocks' (sims.START_S, ...)
+WAIT_S = 60.0  # a bound on waiting for the server's news (a message, a state)
+HTTP_S = 30.0  # a bound on one HTTP answer
 
 
 class Server:
@@ -68,15 +73,26 @@ class Server:
             env=env,
         )
         assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()  # blocks until it serves (or dies)
-        if not line.startswith("hall at "):
-            self.proc.kill()
-            sims.stop_folder(self.db + ".sims")  # the clocks it started outlive it
-            raise RuntimeError("server did not start: %r %s" % (line, self.proc.stderr.read()))
-        self.url = line.split()[2].rstrip("/")
-        self.said = []
-        for _ in range(self.n + (self.password is None)):  # the password's line, each clock's
-            self.said.append(self.proc.stdout.readline().rstrip("\n"))
+        # It prints its address once it serves, after its clocks have started (each
+        # waited for on its own output): a bound only in case it hangs.
+        bound = START_S + sims.START_S + self.n * sims.START_EACH_S
+        watchdog = threading.Timer(bound, self.proc.kill)
+        watchdog.start()
+        try:
+            line = self.proc.stdout.readline()  # blocks until it serves (or dies)
+            if not line.startswith("hall at "):
+                self.proc.kill()
+                sims.stop_folder(self.db + ".sims")  # the clocks it started outlive it
+                raise RuntimeError(
+                    "server did not start (bound %.0f s): %r %s"
+                    % (bound, line, self.proc.stderr.read())
+                )
+            self.url = line.split()[2].rstrip("/")
+            self.said = []
+            for _ in range(self.n + (self.password is None)):  # the password's line, each clock's
+                self.said.append(self.proc.stdout.readline().rstrip("\n"))
+        finally:
+            watchdog.cancel()
         self.listen = self.url.split("//", 1)[1]
         self.sims = sims.start(
             self.n, self.db + ".sims", "xq-rapid", self.name + "-sim"
@@ -110,7 +126,7 @@ class Server:
     # -- the API --------------------------------------------------------------------------
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+        with urllib.request.urlopen(self.url + path, timeout=HTTP_S) as r:
             return json.load(r)
 
     def post(self, path: str, body: dict[str, Any], password: str | None = PASSWORD) -> Any:
@@ -122,7 +138,7 @@ class Server:
         )
         if password is not None:
             req.add_header("Authorization", "Bearer " + password)
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=HTTP_S) as r:
             return json.load(r)
 
     def status_of(self, path: str, body: dict[str, Any], password: str | None = None) -> int:
@@ -133,26 +149,74 @@ class Server:
         return 200
 
     def socket(self) -> websocket.WebSocket:
-        return websocket.create_connection(self.url.replace("http", "ws", 1) + "/ws", timeout=20)
+        """A page's WebSocket, once the server has said ``hello`` on it (kept as
+        ``ws.hello``): from then on every change reaches it."""
+        ws = websocket.create_connection(self.url.replace("http", "ws", 1) + "/ws", timeout=WAIT_S)
+        ws.hello = self.wait(ws, lambda m: m["type"] == "hello", what="its hello")
+        return ws
+
+    @contextlib.contextmanager
+    def listening(self) -> Iterator[websocket.WebSocket]:
+        """A WebSocket for a while (closed after)."""
+        ws = self.socket()
+        try:
+            yield ws
+        finally:
+            ws.close()
 
     def wait(
-        self, ws: websocket.WebSocket, pred: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+        self,
+        ws: websocket.WebSocket,
+        pred: Callable[[dict[str, Any]], bool],
+        timeout: float = WAIT_S,
+        what: str = "such a message",
     ) -> dict[str, Any]:
         """The first message from the server's socket that ``pred`` accepts."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            ws.settimeout(max(0.1, deadline - time.monotonic()))
-            msg = json.loads(ws.recv())
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ws.settimeout(left)
+            try:
+                msg = json.loads(ws.recv())
+            except websocket.WebSocketTimeoutException:
+                break
             if pred(msg):
                 return msg
-        raise AssertionError("no such message from the server in %.0f s" % timeout)
+        raise AssertionError("no message from the server in %.0f s: %s" % (timeout, what))
+
+    def until(
+        self, fn: Callable[[], Any], what: str, board: int | None = None, timeout: float = WAIT_S
+    ) -> Any:
+        """``fn()`` once it is true: looked at once a socket is open, then again at
+        each news of board ``board`` (of any board with None) the server sends."""
+        deadline = time.monotonic() + timeout
+        with self.listening() as ws:
+            while not (got := fn()):
+                self.wait(
+                    ws,
+                    lambda m: m["type"] == "board" and board in (None, m["board"]["no"]),
+                    deadline - time.monotonic(),
+                    what,
+                )
+            return got
 
     def boards_up(self, ws: websocket.WebSocket) -> None:
         """Wait until every board's clock is connected."""
-        up: set[int] = set()
-        msg = self.wait(ws, lambda m: m["type"] == "hello")
-        up |= {b["no"] for b in msg["boards"] if b["link"] == "up"}
+        up = {b["no"] for b in ws.hello["boards"] if b["link"] == "up"}
         while len(up) < self.n:
-            msg = self.wait(ws, lambda m: m["type"] == "board")
+            msg = self.wait(ws, lambda m: m["type"] == "board", what="every clock up")
             if msg["board"]["link"] == "up":
                 up.add(msg["board"]["no"])
+
+
+def is_event(name: str, board: int | None = None) -> Callable[[dict[str, Any]], bool]:
+    """A predicate for ``Server.wait``: the server's news of a clock's event ``name``
+    (on board ``board``, or any)."""
+
+    def pred(m: dict[str, Any]) -> bool:
+        ev = m.get("event")
+        return bool(ev) and ev["name"] == name and board in (None, ev["board"])
+
+    return pred

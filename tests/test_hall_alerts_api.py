@@ -66,7 +66,7 @@ def status(url):
 
 def test_knock_ruling_action_log_and_heartbeat(server):
     ws = server.socket()
-    hello = server.wait(ws, lambda m: m["type"] == "hello")
+    hello = ws.hello
     assert hello["beat_ms"] == 200
     server.wait(ws, lambda m: m["type"] == "beat", timeout=5)  # proof of life, twice
     server.wait(ws, lambda m: m["type"] == "beat", timeout=5)

@@ -4,7 +4,8 @@
 A full disk (a file-size limit set on the running server: every write then
 fails at the OS, as with no space left), a second server on the same file,
 bad values on every API path, password guessing, and a few hundred clocks'
-descriptors (no ``select()`` limit). Real server, real simulated clocks."""
+descriptors (no ``select()`` limit). Real server, real simulated clocks.
+The ``server`` fixture (tests/conftest.py): a server with two clocks, a fresh file."""
 
 import http.client
 import json
@@ -13,25 +14,9 @@ import resource
 import subprocess
 import sys
 
-import pytest
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD, is_event
 
 from qizhong.server import sims
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 2)
-    yield s
-    s.stop()
-
-
-def is_event(name, board=None):
-    def pred(m):
-        ev = m.get("event")
-        return bool(ev) and ev["name"] == name and board in (None, ev["board"])
-
-    return pred
 
 
 def call(server, method, path, body=None, source="127.0.0.1", password=PASSWORD):

@@ -4,33 +4,20 @@
 A real ``qizhong serve`` process with two real-time simulated clocks (the
 real firmware), driven as an arbiter and players would: levers pressed,
 actions over HTTP, news over the WebSocket, the server killed with SIGKILL
-mid-game and started again on the same clocks and file."""
+mid-game and started again on the same clocks and file.
+The ``server`` fixture (tests/conftest.py): a server with two clocks, a fresh file."""
 
 import os
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.request
 
 import pytest
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD, is_event
 
 from qizhong.server import sims
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 2)
-    yield s
-    s.stop()
-
-
-def is_event(name, board=None):
-    def pred(m):
-        ev = m.get("event")
-        return bool(ev) and ev["name"] == name and board in (None, ev["board"])
-
-    return pred
 
 
 def test_press_penalty_and_the_public_cannot_act(server):
@@ -277,3 +264,14 @@ def test_a_chess_board_moves_live_pgn_and_restart(server):
         assert r.read().decode() == text
     server.post("/api/boards/2/move", {"text": "Nf6"})  # the game goes on from there
     assert server.get("/api/boards/2")["played_moves"] == ["d4", "Nf6"]
+
+
+def test_a_simulated_clock_that_cannot_start_says_why_at_once(tmp_path):
+    """``serve --sim`` waits for each clock's own word that it is ready (its
+    output), not for a fixed time a loaded machine can miss; one that exits
+    instead is reported at once, with what it wrote, and leaves nothing running."""
+    t = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"(?s)did not start .*expected the base time"):
+        sims.start(2, str(tmp_path / "sims"), "nonsense")
+    assert time.monotonic() - t < sims.START_S  # not a bound waited out
+    assert sims.stop_folder(str(tmp_path / "sims")) == 0

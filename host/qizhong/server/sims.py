@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import subprocess
 import sys
 import time
@@ -20,7 +21,11 @@ from dataclasses import dataclass
 from qizhong.server.store import Store
 from qizhong.sim import headless
 
-START_S = 30.0  # a bound on a simulator's start (the firmware boots on MicroPython)
+# A bound on the simulators' start, in case one hangs: each is waited for on its
+# own output (it says when it is ready, or exits), so a busy machine only makes
+# the wait longer; 2 s a clock at load 28 on 2 cores would still be ample.
+START_S = 120.0
+START_EACH_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,10 @@ def _alive(state: str) -> SimClock | None:
 
 def start(n: int, folder: str, spec: str, prefix: str = "sim") -> list[SimClock]:
     """N simulated clocks named ``PREFIX-1`` .. ``PREFIX-N``; those already
-    running (their state files in ``folder``) are taken as they are."""
+    running (their state files in ``folder``) are taken as they are. Each new
+    one is waited for until it says where it listens (its output's ``world``
+    line, after its state file is written), or exits; RuntimeError (with
+    what it wrote on stderr, kept in ``folder/ID.err``) if it does not."""
     os.makedirs(folder, exist_ok=True)
     out: list[SimClock] = []
     procs: list[tuple[str, str, subprocess.Popen[bytes]]] = []
@@ -59,26 +67,75 @@ def start(n: int, folder: str, spec: str, prefix: str = "sim") -> list[SimClock]
         if got is not None:
             out.append(SimClock(board_id, got.serial, got.world, got.pid, state))
             continue
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "qizhong.sim.headless", spec, state, board_id],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # a clock outlives its server's SIGKILL
-        )
+        with open(os.path.join(folder, "%s.err" % board_id), "wb") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "qizhong.sim.headless", spec, state, board_id],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,  # its readiness: the line that says where it listens
+                stderr=err,
+                start_new_session=True,  # a clock outlives its server's SIGKILL
+            )
         procs.append((board_id, state, proc))
-    deadline = time.monotonic() + START_S + n * 0.5
+    try:
+        _ready(procs, START_S + n * START_EACH_S)
+    except BaseException:
+        for _, _, proc in procs:
+            if proc.poll() is None:
+                proc.terminate()  # it stops its firmware too
+        raise
     for board_id, state, proc in procs:
-        while True:
-            got = _alive(state)
-            if got is not None and got.pid == proc.pid:
-                out.append(SimClock(board_id, got.serial, got.world, got.pid, state))
-                break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("simulated clock %s did not start" % board_id)
-            time.sleep(0.05)  # waiting on another process's start, bounded above
+        got = _alive(state)
+        if got is None or got.pid != proc.pid:
+            raise RuntimeError("simulated clock %s started but does not answer" % board_id)
+        out.append(SimClock(board_id, got.serial, got.world, got.pid, state))
     out.sort(key=lambda s: int(s.board_id.rsplit("-", 1)[1]))
     return out
+
+
+def _ready(procs: list[tuple[str, str, subprocess.Popen[bytes]]], bound_s: float) -> None:
+    """Wait until each process has printed its ``world`` line (it is ready),
+    on their output pipes; RuntimeError if one exits first, or past ``bound_s``."""
+    sel = selectors.DefaultSelector()
+    said: dict[int, bytes] = {}
+    for board_id, state, proc in procs:
+        assert proc.stdout is not None
+        sel.register(proc.stdout, selectors.EVENT_READ, (board_id, state, proc))
+        said[proc.pid] = b""
+    deadline = time.monotonic() + bound_s
+    try:
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                late = sorted(str(k.data[0]) for k in sel.get_map().values())
+                raise RuntimeError(
+                    "simulated clocks %s did not start in %.0f s" % (", ".join(late), bound_s)
+                )
+            for key, _ in sel.select(left):
+                board_id, state, proc = key.data
+                chunk = os.read(key.fd, 4096)
+                said[proc.pid] += chunk
+                if not chunk:
+                    proc.wait()
+                    raise RuntimeError(
+                        "simulated clock %s did not start (exit %s): %s"
+                        % (board_id, proc.returncode, _said(state))
+                    )
+                if any(x.startswith(b"world ") for x in said[proc.pid].split(b"\n")[:-1]):
+                    sel.unregister(key.fileobj)
+                    key.fileobj.close()  # the whole line is in: nothing more is printed there
+    finally:
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()
+        sel.close()
+
+
+def _said(state: str) -> str:
+    """The end of what a simulated clock wrote on stderr."""
+    try:
+        with open(state[: -len(".json")] + ".err", "rb") as f:
+            return f.read()[-2000:].decode(errors="replace").strip()
+    except OSError as e:
+        return str(e)
 
 
 def number(store: Store, sims: list[SimClock], game: str, spec: str) -> None:
