@@ -187,20 +187,28 @@ class Server:
         raise AssertionError("no message from the server in %.0f s: %s" % (timeout, what))
 
     def until(
-        self, fn: Callable[[], Any], what: str, board: int | None = None, timeout: float = WAIT_S
+        self,
+        fn: Callable[[], Any],
+        what: str,
+        board: int | None = None,
+        timeout: float = WAIT_S,
+        ws: websocket.WebSocket | None = None,
     ) -> Any:
-        """``fn()`` once it is true: looked at once a socket is open, then again at
-        each news of board ``board`` (of any board with None) the server sends."""
+        """``fn()`` once it is true: looked at once a socket is open (``ws``, or
+        one of its own), then again at each news of board ``board`` (of any
+        board with None) the server sends: every change after a look is news."""
+        if ws is None:
+            with self.listening() as mine:
+                return self.until(fn, what, board, timeout, mine)
         deadline = time.monotonic() + timeout
-        with self.listening() as ws:
-            while not (got := fn()):
-                self.wait(
-                    ws,
-                    lambda m: m["type"] == "board" and board in (None, m["board"]["no"]),
-                    deadline - time.monotonic(),
-                    what,
-                )
-            return got
+        while not (got := fn()):
+            self.wait(
+                ws,
+                lambda m: m["type"] == "board" and board in (None, m["board"]["no"]),
+                deadline - time.monotonic(),
+                what,
+            )
+        return got
 
     def boards_up(self, ws: websocket.WebSocket) -> None:
         """Wait until every board's clock is connected."""

@@ -29,7 +29,7 @@ from typing import Any
 import chess.pgn
 import pytest
 from browser import chromium
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD, WAIT_S, Server
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -42,7 +42,6 @@ from qizhong.sim import headless
 N = 20  # boards: 14 Xiangqi (7 of them for the incidents), 3 Go, 3 chess
 GO = (N - 5, N - 4, N - 3)  # three Go boards, then three chess boards; the rest Xiangqi
 CHESS = (N - 2, N - 1, N)
-WAIT_S = 40
 SHOTS = os.environ.get("QIZHONG_SHOTS", "")  # a folder: the screenshots are kept there
 EVENT, SITE = "Hall Open", "Shanghai"
 DATES = {1: "2026-11-25", 2: "2026-11-26"}
@@ -62,18 +61,6 @@ def game_of(no: int) -> str:
 def names(rnd: int, no: int) -> tuple[str, str]:
     a, b = ("王%d" % no if no % 4 == 0 else "P%da" % no), "P%db" % no
     return (a, b) if rnd == 1 else (b, a)  # round 2: colours swapped
-
-
-def poll(fn: Any, what: str, timeout: float = WAIT_S) -> Any:
-    """``fn()`` once it is true, polled (bounded) as the browser tests' WebDriverWait does."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = fn()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError("not in %.0f s: %s" % (timeout, what))
-        time.sleep(0.05)
 
 
 class Desk:
@@ -103,6 +90,11 @@ class Desk:
     def press(self, no: int, side: int) -> None:
         sims.press(self.sim(no), LEVER[side])
 
+    def board(self, no: int | None, fn: Any, what: str) -> Any:
+        """``fn()`` once it holds, looked at again at each news of board ``no``
+        (any board: None) on the server's WebSocket (hallserver.Server.until)."""
+        return self.s.until(fn, what, no)
+
     def play(self, games: dict[int, list[str]]) -> None:
         """Each board's moves, ply by ply over every board at once: the move entered
         (late entry, as a scorekeeper does), then the mover's press; each press
@@ -116,20 +108,23 @@ class Desk:
                     # The second pass ends play and pauses the clock (GO-5): its press
                     # comes first, and the pass entered after it gets its time.
                     self.press(no, side)
-                    poll(lambda no=no: self.view(no)["waiting"], "board %d: a press" % no)
+                    self.board(no, lambda no=no: self.view(no)["waiting"], "board %d: a press" % no)
                     self.line(no, mv)
                     continue
                 self.line(no, mv)
                 self.press(no, side)
-            for no in now:
-                poll(
-                    lambda no=no: (
-                        (v := self.view(no))["moves"]
-                        and v["moves"][-1]["left"] is not None
-                        and not v["waiting"]
-                    ),
-                    "board %d: ply %d paired" % (no, ply),
-                )
+            with self.s.listening() as ws:  # one socket for this ply's boards
+                for no in now:
+                    self.s.until(
+                        lambda no=no: (
+                            (v := self.view(no))["moves"]
+                            and v["moves"][-1]["left"] is not None
+                            and not v["waiting"]
+                        ),
+                        "board %d: ply %d paired" % (no, ply),
+                        no,
+                        ws=ws,
+                    )
 
     # -- the pages --------------------------------------------------------------------------
 
@@ -202,7 +197,8 @@ def import_and_start(desk: Desk, path: str, rnd: int) -> None:
     desk.until(lambda: b.find_element(By.ID, "i-msg").text == "round %d: %d boards" % (rnd, N))
     desk.click("#r-start")
     desk.until(lambda: b.find_element(By.ID, "r-msg").text == "started: %d boards" % N, 90)
-    poll(
+    desk.board(
+        None,
         lambda: all(x["state"] == "running" for x in desk.s.get("/api/boards")),
         "every clock running",
     )
@@ -308,12 +304,12 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.press(x1, 0)
     desk.until(lambda: "waiting for its move: Red" in desk.text(".session-head"))
     desk.click("[data-line='nomove red']")
-    desk.until(lambda: desk.view(x1)["fouls"] == [1, 0])
+    desk.board(x1, lambda: desk.view(x1)["fouls"] == [1, 0], "Red's first foul")
     desk.until(lambda: "clock goes back to Red" in desk.text("#session-log"))
-    poll(lambda: server.get("/api/boards/%d" % x1)["run"] == 0, "the clock back to Red")
+    desk.board(x1, lambda: server.get("/api/boards/%d" % x1)["run"] == 0, "the clock to Red")
     desk.play({x1: ["炮二平五"]})
     desk.click("[data-line='foul red']")
-    desk.until(lambda: desk.view(x1)["over"])
+    desk.board(x1, lambda: desk.view(x1)["over"], "the game over (a second foul)")
     assert "black wins" in desk.view(x1)["result"].lower()
     assert {"nomove", "foul"} <= {a["kind"] for a in server.get("/api/boards/%d" % x1)["alerts"]}
     want[1, x1] = "0-1"
@@ -324,8 +320,10 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.click("[data-line='claim red limit']")
     desk.until(lambda: "false" in desk.text("#proposal").lower())
     desk.click("#confirm")
-    desk.until(lambda: desk.view(x2)["fouls"] == [1, 0])
-    poll(lambda: server.get("/api/boards/%d" % x2)["left"][0] <= red - 120000, "2 min off Red")
+    desk.board(x2, lambda: desk.view(x2)["fouls"] == [1, 0], "Red's foul (a false claim)")
+    desk.board(
+        x2, lambda: server.get("/api/boards/%d" % x2)["left"][0] <= red - 120000, "2 min off Red"
+    )
     desk.line(x2, "resign black")
     want[1, x2] = "1-0"
 
@@ -339,12 +337,12 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.click("#confirm", answer=False)  # asked first: dismissed, nothing happens
     assert not desk.view(x3)["over"]
     desk.click("#confirm")
-    desk.until(lambda: desk.view(x3)["over"])
+    desk.board(x3, lambda: desk.view(x3)["over"], "the draw confirmed")
     want[1, x3] = "1/2-1/2"
     desk.board_page(x4)
     desk.until(lambda: "draw" in desk.text("#proposal"))
     desk.click("[data-overrule='play']")
-    desk.until(lambda: desk.view(x4)["proposal"] is None)
+    desk.board(x4, lambda: desk.view(x4)["proposal"] is None, "the proposal overruled")
     assert not desk.view(x4)["over"]
     desk.line(x4, "resign red")
     want[1, x4] = "0-1"
@@ -352,12 +350,14 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     # A knock (EQ-5: the opponent gets 60 s) and a penalty, from the board page's buttons.
     desk.board_page(x5)
     headless.request(headless.address(desk.sim(x5).world, None), "tilt")  # over it goes
-    poll(lambda: server.get("/api/boards/%d" % x5)["state"] == "knocked", "the knock")
+    desk.board(x5, lambda: server.get("/api/boards/%d" % x5)["state"] == "knocked", "the knock")
     desk.until(lambda: "knock" in desk.text("#alerts").lower())
     black = server.get("/api/boards/%d" % x5)["left"][1]
     desk.click("[data-knock='0']")  # the ruling: Red knocked the clock over
     desk.yes()
-    poll(lambda: server.get("/api/boards/%d" % x5)["left"][1] >= black + 55000, "60 s to Black")
+    desk.board(
+        x5, lambda: server.get("/api/boards/%d" % x5)["left"][1] >= black + 55000, "60 s to Black"
+    )
     assert "knock" in {a["kind"] for a in server.get("/api/boards/%d" % x5)["alerts"]}
     desk.line(x5, "resign red")
     want[1, x5] = "0-1"
@@ -369,14 +369,16 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     box.send_keys("-30")
     desk.click("#penalty")
     desk.yes()
-    poll(lambda: server.get("/api/boards/%d" % x6)["left"][1] <= black - 30000, "30 s off Black")
+    desk.board(
+        x6, lambda: server.get("/api/boards/%d" % x6)["left"][1] <= black - 30000, "30 s off Black"
+    )
     desk.line(x6, "draw")
     want[1, x6] = "1/2-1/2"
 
     # An illegal chess move (CH-1): taken back on the page, then played again properly.
     desk.board_page(c1)
     desk.click("[data-line='illegal white']")
-    desk.until(lambda: desk.view(c1)["moves"] == [])
+    desk.board(c1, lambda: desk.view(c1)["moves"] == [], "the illegal move taken back")
     desk.play({c1: ["d4", "d5"]})
     desk.line(c1, "resign black")
     want[1, c1] = "1-0"
@@ -389,9 +391,9 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.board_page(g1)
     desk.until(lambda: "click a chain" in desk.text("#go-score"))
     desk.click("circle.stone[cx='72'][cy='360']")  # D4, Black's stone
-    desk.until(lambda: desk.view(g1)["dead"] == ["D4"])
+    desk.board(g1, lambda: desk.view(g1)["dead"] == ["D4"], "D4 marked dead")
     desk.click("[data-line='count']")
-    desk.until(lambda: desk.view(g1)["over"])
+    desk.board(g1, lambda: desk.view(g1)["over"], "the count")
     assert "white wins" in desk.view(g1)["result"].lower()
     want[1, g1], scores[1, g1] = "0-1", counted(desk, g1)
     desk.line(g2, "resign white")
@@ -405,7 +407,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     port = server.get("/api/boards/%d" % x7)["port"]
     env = dict(os.environ, QIZHONG_ARBITER_PASSWORD=PASSWORD, QIZHONG_STATE=str(tmp_path))
     desk.press(x7, 1)  # Black's press; its move is the console's to enter
-    poll(lambda: desk.view(x7)["waiting"] == [1], "Black's press waiting")
+    desk.board(x7, lambda: desk.view(x7)["waiting"] == [1], "Black's press waiting")
     done = subprocess.run(
         [sys.executable, "-m", "qizhong.cli", "arbiter", "--port", port],
         input="马２进３\nfoul black talking\nquit\n",
@@ -419,7 +421,8 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
         res = ("resign black", "1-0") if i % 2 else ("resign red", "0-1")
         desk.line(no, res[0])
         want[1, no] = res[1]
-    poll(
+    desk.board(
+        None,
         lambda: all(x["state"] == "finished" for x in server.get("/api/boards")),
         "every board of round 1 finished",
     )
@@ -429,7 +432,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     b.get(server.url + "/")
     desk.until(lambda: b.title.startswith("("))
     for no, what in ((x1, "foul"), (x5, "knocked"), (c1, "illegal"), (x3, "propos")):
-        desk.until(lambda no=no, what=what: what in hall_alert(desk, no), 10)
+        desk.until(lambda no=no, what=what: what in hall_alert(desk, no))
 
     # -- round 2 on the same clocks; a normal stop of the server in the middle ------------
     r2 = str(tmp_path / "round2.csv")
@@ -458,7 +461,8 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
             res = [("resign black", "1-0"), ("resign red", "0-1"), ("draw", "1/2-1/2")][no % 3]
             desk.line(no, res[0].replace("red", "white") if game_of(no) == "chess" else res[0])
             want[2, no] = res[1]
-    poll(
+    desk.board(
+        None,
         lambda: all(x["state"] == "finished" for x in server.get("/api/boards")),
         "every board of round 2 finished",
     )
