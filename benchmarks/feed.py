@@ -36,28 +36,13 @@ import threading
 import time
 import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+from _hall import Server, cpu_s, pct, press
 
-from hallserver import Server  # noqa: E402
-
-from qizhong.clocks.link import Event  # noqa: E402
-from qizhong.rules import chess, go, xiangqi  # noqa: E402
-from qizhong.server.store import Store  # noqa: E402
-from qizhong.sim import headless  # noqa: E402
+from qizhong.clocks.link import Event
+from qizhong.rules import chess, go, xiangqi
+from qizhong.server.store import Store
 
 SPEC = {"xiangqi": "xq-rapid", "chess": "15m+10s", "go": "15m byoyomi 3x30s"}
-
-
-def cpu_s(pid: int) -> float:
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else float("nan")
 
 
 def a_game(kind: str, n: int, rng: random.Random) -> list[str]:
@@ -219,8 +204,7 @@ def measure(server: Server, args: argparse.Namespace) -> None:
         for no in live:
             server.post("/api/boards/%d/move" % no, {"text": moves[no][k - 1]})
             sent[(no, k)] = time.monotonic()
-            headless.request(headless.address(sims[no].world, None),
-                             "press %s 30" % ("left" if k % 2 else "right"))  # fmt: skip
+            press(sims[no], "left" if k % 2 else "right")
         time.sleep(args.gap / 1000)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and len(got) < len(sent):
@@ -230,14 +214,14 @@ def measure(server: Server, args: argparse.Namespace) -> None:
     stop.set()
     for t in threads:
         t.join(5)
-    press = [1000 * (got[x] - sent[x]) for x in sent if x in got]
+    press_ms = [1000 * (got[x] - sent[x]) for x in sent if x in got]
     print("%d clients polling /live.pgn once a second for %.0f s; %d moves and presses on %d "
           "clocks meanwhile" % (args.clients, wall, len(sent), len(live)))  # fmt: skip
     print("/live.pgn (%d boards, %d kB): p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d polls"
           % (args.boards + len(live), size // 1000, pct(polls, 50), pct(polls, 99),
              max(polls, default=float("nan")), len(polls)))  # fmt: skip
     print("press -> WebSocket client: p50 %.1f ms, p99 %.1f ms (%d of %d presses)"
-          % (pct(press, 50), pct(press, 99), len(press), len(sent)))  # fmt: skip
+          % (pct(press_ms, 50), pct(press_ms, 99), len(press_ms), len(sent)))  # fmt: skip
     print("/api/boards/1 meanwhile: p50 %.1f ms, p99 %.1f ms" % (pct(details, 50),
                                                                 pct(details, 99)))  # fmt: skip
     print("server CPU: %.0f%% of one core" % (100 * cpu))

@@ -23,25 +23,17 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import os
 import random
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
 from typing import Any
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
-
-import paho.mqtt.client as mqtt  # noqa: E402
-import websocket  # noqa: E402
-from hall import broker, cpu_s, pct  # noqa: E402
-from hallserver import Server  # noqa: E402
-
-from qizhong.sim import headless  # noqa: E402
+import paho.mqtt.client as mqtt
+import websocket
+from _hall import Server, cpu_s, hall, pct, press, start_every_board
 
 
 def peak_kb(pid: int) -> int:
@@ -118,26 +110,10 @@ def main() -> int:
     ap.add_argument("--gap", type=int, default=20, help="ms between presses over the hall")
     args = ap.parse_args()
     n = args.clocks // 2
-    with tempfile.TemporaryDirectory() as tmp:
-        mq, addr = broker(tmp)
-        t0 = time.monotonic()
-        servers: list[Server] = []
-        idle: list[websocket.WebSocket] = []
+    idle: list[websocket.WebSocket] = []
+    with hall(2 * n) as (servers, addr):
         try:
-            for name in ("a", "b"):
-                servers.append(
-                    Server(os.path.join(tmp, name + ".sqlite"), n, ("--mqtt", addr), name=name)
-                )
-            for s in servers:
-                s.boards_up(s.socket())
-            print(
-                "%d clocks up on 2 servers in %.1f s" % (2 * n, time.monotonic() - t0), flush=True
-            )
-            ids: dict[tuple[str, int], str] = {}
-            for s in servers:
-                for b in s.get("/api/boards"):
-                    ids[(s.name, b["no"])] = b["clock_id"]
-                    s.post("/api/boards/%d/start" % b["no"], {"side": 0})
+            ids = start_every_board(servers)
             for i in range(args.idle):
                 s = servers[i % 2]
                 idle.append(websocket.create_connection(s.url.replace("http", "ws", 1) + "/ws"))
@@ -146,9 +122,11 @@ def main() -> int:
             count: dict[tuple[str, int], int] = {}
             lock = threading.Lock()
             done = threading.Event()
+            listening = threading.Semaphore(0)  # a reader's socket has had its hello
 
             def reader(s: Server, page: int) -> None:
                 ws = s.socket()
+                listening.release()
                 ws.settimeout(1)
                 while not done.is_set():
                     try:
@@ -157,6 +135,8 @@ def main() -> int:
                         continue
                     except Exception:
                         return
+                    if not raw:
+                        return  # closed: its server stopped
                     if '"event": null' in raw:
                         continue  # a state: no need to parse it (this process's CPU is the page's)
                     ev = json.loads(raw).get("event")
@@ -172,6 +152,9 @@ def main() -> int:
             readers = [threading.Thread(target=reader, args=p, daemon=True) for p in pages]
             for r in readers:
                 r.start()
+            for _ in readers:  # every page listens before the first press
+                if not listening.acquire(timeout=120):
+                    raise RuntimeError("a page's WebSocket did not open")
             clocks = [(s, s.sim(no), ids[(s.name, no)]) for s in servers for no in range(1, n + 1)]
             sent: dict[tuple[str, int], float] = {}
             sent_wall: dict[tuple[str, int], float] = {}
@@ -188,7 +171,7 @@ def main() -> int:
                     for _s, sim, cid in clocks:
                         sent[(cid, k)] = time.monotonic()
                         sent_wall[(cid, k)] = time.time()
-                        headless.request(headless.address(sim.world, None), "press %s 30" % lever)
+                        press(sim, lever)
                         time.sleep(args.gap / 1000)
                 want = [(cid, j, p) for (cid, j) in sent if j >= first for (srv, p) in pages
                         if srv is next(s for s, _, c in clocks if c == cid)]  # fmt: skip
@@ -250,10 +233,6 @@ def main() -> int:
         finally:
             for w in idle:
                 w.close()
-            for s in servers:
-                s.stop()
-            mq.terminate()
-            mq.wait(10)
     return 0
 
 

@@ -19,8 +19,13 @@ def main():
     game = os.path.join(HERE, "core_game.py")
     run([sys.executable, game])
     run([os.path.join(BIN, "micropython"), game])
-    for name in sorted(os.listdir(HERE)):  # every other benchmark, on CPython
-        if name.endswith(".py") and name not in ("core_game.py", "run_all.py"):
+    # every other benchmark, on CPython (``_NAME.py``: what they share, not one)
+    for name in sorted(os.listdir(HERE)):
+        if (
+            name.endswith(".py")
+            and not name.startswith("_")
+            and name not in ("core_game.py", "run_all.py")
+        ):
             run([sys.executable, os.path.join(HERE, name)])
     return 0
 

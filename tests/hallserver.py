@@ -9,10 +9,13 @@ loaded 2-core machine (CI), so only a failing test waits one out."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +33,60 @@ PASSWORD = "test-arbiter-pw"
 START_S = 60.0  # the server's own start, beyond its clocks' (sims.START_S, ...)
 WAIT_S = 60.0  # a bound on waiting for the server's news (a message, a state)
 HTTP_S = 30.0  # a bound on one HTTP answer
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
+
+def _read_on(stream: Any, into: collections.deque[str]) -> None:
+    """A process's output read to its end, its last lines kept."""
+    for line in stream:
+        into.append(line.rstrip("\n"))
+
+
+class Broker:
+    """A real mosquitto (Debian's) on a free loopback port (``addr``), for the
+    tests and the benchmarks. Started when it says it runs (its log, on a
+    pipe), or RuntimeError with what it said; its log is read on (the last
+    lines kept in ``log``), so it never waits on a full pipe."""
+
+    def __init__(self, folder: str, queued: int | None = None) -> None:
+        """``queued``: its ``max_queued_messages`` for each client (None: its default)."""
+        if not os.path.exists(MOSQUITTO):
+            raise RuntimeError(
+                "Debian's mosquitto is needed: apt-get install mosquitto (make test does it)"
+            )
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        conf = os.path.join(folder, "mosquitto.conf")
+        with open(conf, "w") as f:
+            f.write("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n" % port)
+            # its log on stderr: unbuffered, each line as it is written (stdout is not)
+            f.write("log_dest stderr\nlog_type error\nlog_type warning\nlog_type information\n")
+            if queued is not None:
+                f.write("max_queued_messages %d\n" % queued)
+        self.proc = subprocess.Popen(
+            [MOSQUITTO, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        assert self.proc.stderr is not None
+        self.log: collections.deque[str] = collections.deque(maxlen=100)
+        watchdog = threading.Timer(START_S, self.proc.kill)  # only if it hangs
+        watchdog.start()
+        try:
+            for line in self.proc.stderr:
+                self.log.append(line.rstrip("\n"))
+                if line.rstrip().endswith(" running"):  # after its listener is open
+                    break
+            else:
+                self.proc.wait()
+                raise RuntimeError("mosquitto did not start: " + "\n".join(self.log))
+        finally:
+            watchdog.cancel()
+        threading.Thread(target=_read_on, args=(self.proc.stderr, self.log), daemon=True).start()
+        self.addr = "127.0.0.1:%d" % port
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
 
 
 class Server:
@@ -93,6 +150,9 @@ class Server:
                 self.said.append(self.proc.stdout.readline().rstrip("\n"))
         finally:
             watchdog.cancel()
+        # What it says on stderr, read as it comes (a full pipe would stop it), the end kept.
+        self.errors: collections.deque[str] = collections.deque(maxlen=200)
+        threading.Thread(target=_read_on, args=(self.proc.stderr, self.errors), daemon=True).start()
         self.listen = self.url.split("//", 1)[1]
         self.sims = sims.start(
             self.n, self.db + ".sims", "xq-rapid", self.name + "-sim"

@@ -49,7 +49,9 @@ def test_a_full_disk_is_an_alert_the_board_stays_live_and_nothing_is_lost(server
         m = server.wait(
             ws,
             lambda m: (
-                m["board"]["no"] == 1 and any(a["kind"] == "store" for a in m["board"]["alerts"])
+                m["type"] == "board"  # not a beat (one every 5 s)
+                and m["board"]["no"] == 1
+                and any(a["kind"] == "store" for a in m["board"]["alerts"])
             ),
         )
         assert m["board"]["link"] == "up", m["board"]
@@ -57,7 +59,12 @@ def test_a_full_disk_is_an_alert_the_board_stays_live_and_nothing_is_lost(server
         assert status == 503 and "cannot be written" in body["error"]
         board = server.get("/api/boards/1")
         assert board["state"] == "running", json.dumps(board)  # the pause was not sent
-        server.wait(ws, lambda m: m["board"]["no"] == 1 and m["board"]["moves"] == [1, 0])  # status
+        server.wait(  # its status
+            ws,
+            lambda m: (
+                m["type"] == "board" and m["board"]["no"] == 1 and m["board"]["moves"] == [1, 0]
+            ),
+        )
     finally:
         resource.prlimit(pid, resource.RLIMIT_FSIZE, limit)
     server.wait(ws, is_event("press", 1))  # fetched again from the clock, now kept
