@@ -107,7 +107,10 @@ def test_bad_values_answer_json_400_and_nothing_stays_pending(server):
     from qizhong.sim import headless
 
     headless.request(headless.address(server.sim(2).world, None), "tilt")
-    m = server.wait(ws, lambda m: any(a["kind"] == "knock" for a in m["board"]["alerts"]))
+    m = server.wait(  # a board's news, not a beat
+        ws,
+        lambda m: m["type"] == "board" and any(a["kind"] == "knock" for a in m["board"]["alerts"]),
+    )
     alert = next(a for a in m["board"]["alerts"] if a["kind"] == "knock")["id"]
     # 13: an ack through another board's URL
     assert call(server, "POST", "/api/boards/1/ack", {"event": alert})[0] == 404
