@@ -17,14 +17,13 @@ import subprocess
 
 import pytest
 from browser import chromium
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD, WAIT_S, Server
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from qizhong.sim import headless
 
-WAIT_S = 20
 N = 50
 LAPTOP = (1366, 768)
 PHONE = (390, 844)

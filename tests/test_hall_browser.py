@@ -4,13 +4,11 @@ real ``qizhong serve`` with simulated clocks (#15, docs/server.md)."""
 
 import pytest
 from browser import chromium
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD, WAIT_S, Server
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from qizhong.server import sims
-
-WAIT_S = 20
 
 
 @pytest.fixture

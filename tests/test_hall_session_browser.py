@@ -7,14 +7,13 @@ import os
 
 import pytest
 from browser import chromium
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD, WAIT_S, Server
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from qizhong.server import sims
 
-WAIT_S = 20
 SHOTS = os.environ.get("QIZHONG_SHOTS", "")  # a folder: the screenshots are kept there
 
 

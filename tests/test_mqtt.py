@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 import websocket
-from hallserver import Broker, Server
+from hallserver import WAIT_S, Broker, Server
 
 from qizhong.server import sims
 
@@ -133,7 +133,7 @@ class Anon:
         else:
             self.got.put((m.topic, m.payload))
 
-    def ready(self, server, timeout=20.0):
+    def ready(self, server, timeout=WAIT_S):
         """Wait until ``server``'s bridge has announced itself: it subscribes
         before it announces, on one connection, so from then on the broker
         hands it what is published (without this, a first command can reach
@@ -153,9 +153,11 @@ class Anon:
     def pub(self, topic, payload, retain=False, qos=1):
         if not isinstance(payload, (bytes, str)):
             payload = json.dumps(payload)
-        self.c.publish("qizhong/hall/" + topic, payload, qos, retain=retain).wait_for_publish(10)
+        self.c.publish("qizhong/hall/" + topic, payload, qos, retain=retain).wait_for_publish(
+            WAIT_S
+        )
 
-    def listen(self, topic, timeout=20.0):
+    def listen(self, topic, timeout=WAIT_S):
         """Subscribe, and wait for the broker's SUBACK (bounded)."""
         import queue
 
@@ -168,7 +170,7 @@ class Anon:
             except queue.Empty:
                 raise AssertionError("the broker never acknowledged %s" % topic) from None
 
-    def replies(self, n, timeout=20.0):
+    def replies(self, n, timeout=WAIT_S):
         """The next ``n`` reply bodies (bounded wait)."""
         import queue
 
@@ -409,7 +411,7 @@ def test_the_hall_page_renders_and_links_only_what_the_schema_lets_through(tmp_p
         a.wait(ws, lambda m: m["type"] == "board" and m["board"]["clock_id"] == "b-1")
         browser = chromium()
         browser.get(a.url + "/")
-        WebDriverWait(browser, 20, poll_frequency=0.05).until(
+        WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(
             lambda _: "knocked over" in browser.find_element(By.ID, "alerts").text
         )
         hrefs = [el.get_attribute("href") for el in browser.find_elements(By.CSS_SELECTOR, "a")]

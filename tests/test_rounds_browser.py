@@ -6,7 +6,7 @@ the results table follows the boards (#20 item 2, docs/server.md)."""
 import os
 
 from browser import chromium
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD, WAIT_S, Server
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -26,7 +26,7 @@ def test_import_a_csv_and_start_the_round_on_the_page(tmp_path):
     try:
         server.boards_up(server.socket())
         browser = chromium()
-        until = WebDriverWait(browser, 20, poll_frequency=0.05).until
+        until = WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until
         browser.get(server.url + "/")
         browser.find_element(By.CSS_SELECTOR, "a[href='/rounds']").click()  # linked from the hall
         until(lambda b: b.current_url.endswith("/rounds"))
