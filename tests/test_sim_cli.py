@@ -99,8 +99,9 @@ def test_make_sim_starts_a_configured_clock():
 QIZHONG = os.path.join(os.path.dirname(sys.executable), "qizhong")
 
 
-def _until(clock: Clock, name: str, tries: int = 20) -> list:
-    """Events until one called ``name`` comes (each wait bounded by the link)."""
+def _until(clock: Clock, name: str, tries: int = 120) -> list:
+    """Events until one called ``name`` comes (each wait bounded by the link; 60 s in
+    all, for a loaded machine)."""
     seen: list = []
     for _ in range(tries):
         seen += clock.events(timeout=0.5)
@@ -191,7 +192,7 @@ def test_a_world_nobody_reads_never_stops_the_clock():
         for _ in range(3000):
             sim.world.sendall(b"frame\n")
         sim.world.sendall(b"key start 0\n")  # the world's lines run in order
-        _until(clock, "start", tries=60)
+        _until(clock, "start")
         assert clock.status().state == "running"
         sim.world.setblocking(False)
         with contextlib.suppress(BlockingIOError):

@@ -378,9 +378,15 @@ class Worker(threading.Thread):
         b = mono_ms()
         st = self.st
         st.offset = s.t - (a + b) // 2
-        st.state, st.run, st.t = s.state, s.run, s.t
-        st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
-        st.result = s.result
+        if not self.unsaved:  # events read with the reply are before it: kept first
+            for ev in self.clock.link.take_events():
+                self._keep(ev)
+        if s.seq <= self.clock.link.last_seq or self.unsaved:
+            # (else an event it counts is still on its way, and brings these: a press
+            # counted by both would show one move too many until the next status)
+            st.state, st.run, st.t = s.state, s.run, s.t
+            st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
+            st.result = s.result
         self.notify(st.board.no, st.view(), None)
 
     def _keep(self, ev: Event) -> None:

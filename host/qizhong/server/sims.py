@@ -10,9 +10,11 @@ restarted server finds the same clocks still running and takes them back.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
+import signal
 import subprocess
 import sys
 import time
@@ -147,11 +149,25 @@ def number(store: Store, sims: list[SimClock], game: str, spec: str) -> None:
 
 
 def stop(sims: list[SimClock]) -> None:
+    """Stop each (asked on its control port; one too busy to answer gets SIGTERM,
+    which stops it and its firmware all the same)."""
     for s in sims:
         try:
-            headless.request(headless.address(s.world, None), "stop", timeout=2.0)
+            headless.request(headless.address(s.world, None), "stop", timeout=10.0)
         except (headless.HeadlessError, ValueError):
-            pass
+            if _is_sim(s):
+                with contextlib.suppress(OSError):
+                    os.kill(s.pid, signal.SIGTERM)
+
+
+def _is_sim(s: SimClock) -> bool:
+    """Whether process ``s.pid`` is still that simulated clock (not a pid reused)."""
+    try:
+        with open("/proc/%d/cmdline" % s.pid, "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return b"qizhong.sim.headless" in argv and os.fsencode(s.state) in argv
 
 
 def stop_folder(folder: str) -> int:
