@@ -30,7 +30,7 @@ import chess.pgn
 import pytest
 from browser import chromium
 from hallserver import PASSWORD, Server
-from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from sgfmill import sgf
@@ -152,11 +152,8 @@ class Desk:
                 return False
 
         self.until(once)
-        try:
-            alert = self.b.switch_to.alert
-        except NoAlertPresentException:
-            return
-        alert.accept() if answer else alert.dismiss()
+        if self.b.execute_script("return !!document.querySelector('#ask[open]')"):
+            self.b.find_element(By.ID, "ask-yes" if answer else "ask-no").click()
 
     def yes(self) -> None:
         """Answer the page's own question (a clock action asks first, in its dialog)."""
