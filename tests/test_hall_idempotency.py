@@ -4,6 +4,11 @@ bounded (a day's, the newest 10,000), a retry within that is answered from
 them; the board page sends a key with every action, the same on each retry of
 one click, in real chromium; its questions are the page's own dialog."""
 
+import os
+import signal
+import threading
+import time
+
 import pytest
 from browser import chromium
 from hallserver import PASSWORD, Server
@@ -193,3 +198,39 @@ def test_the_sessions_questions_are_the_pages_dialog(server):
         assert sent and all(key.startswith("page-") for _, key, _ in sent)
     finally:
         browser.quit()
+
+
+def test_a_retry_sent_while_the_first_send_waits_for_the_clock_is_applied_once(server):
+    """The page resends after a lost answer while the server still waits for the
+    clock with the first send: the retry waits for it, and gets its answer."""
+    server.post("/api/boards/1/start", {"side": 0})
+    clock = server.sim(1)
+    body = {"side": 1, "ms": -30000, "key": "page-retry-in-flight"}
+    got = []
+
+    def send():
+        got.append(server.post("/api/boards/1/penalty", body))
+
+    os.kill(clock.pid, signal.SIGSTOP)  # the clock does not answer yet
+    try:
+        first = threading.Thread(target=send)
+        first.start()
+        wait_s = time.monotonic() + WAIT_S
+        while not [a for a in server.get("/api/boards/1/actions") if a["verb"] == "penalty"]:
+            assert time.monotonic() < wait_s, "the first send never reached the server"
+        retry = threading.Thread(target=send)
+        retry.start()
+        server.get("/api/boards/1")  # answered after the server has read the retry
+    finally:
+        os.kill(clock.pid, signal.SIGCONT)
+    first.join(WAIT_S)
+    retry.join(WAIT_S)
+    assert sorted(bool(g.get("repeated")) for g in got) == [False, True]
+    assert got[0]["action"] == got[1]["action"]
+    server.post("/api/boards/1/pause", {})  # its event comes after every penalty's
+    wait_s = time.monotonic() + WAIT_S
+    while not [e for e in server.get("/api/boards/1/events") if e["name"] == "pause"]:
+        assert time.monotonic() < wait_s, "no pause event"
+    assert penalties(server) == [(1, -30000)]
+    assert [a["outcome"] for a in server.get("/api/boards/1/actions")
+            if a["verb"] == "penalty"] == ["ok"]  # fmt: skip
