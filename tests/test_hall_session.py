@@ -242,7 +242,10 @@ def test_new_players_name_the_sessions_record_the_rounds_and_after_a_restart(ser
     server.boards_up(server.socket())
     rec = record(server, "/api/boards/1/session/record")
     assert '[Red "吕钦"]' in rec and '[Black "Hu"]' in rec and "炮二平五" in rec
-    line(server, "win red")
+    body = {"result": "red", "key": "page-finish-1"}
+    first = server.post("/api/boards/1/finish", body)
+    assert server.post("/api/boards/1/finish", body)["repeated"] and first["ok"]
+    assert [a["verb"] for a in server.get("/api/boards/1/actions")].count("finish") == 1
     assert '[Black "Hu"]' in record(server, "/rounds/1/1.pgn")
     assert "吕钦,Hu" in record(server, "/rounds/1/results.csv")
 
@@ -255,6 +258,7 @@ def test_go_a_second_pass_entered_before_its_press_gets_its_time(server):
     server.post("/api/boards/1/players", {"game": "go", "first": "Ke Jie", "second": "Shin"})
     server.post("/api/boards/1/session/new", {"options": {"spec": "go-byoyomi"}, "configure": True})
     line(server, "start")
+    server.post("/api/boards/1/players", {"second": "Shin Jinseo"})  # a name put right
     levers = {0: "right", 1: "left"}  # White's lever is the left one (EQ-1)
     for i, mv in enumerate(("D4", "pass")):
         assert line(server, mv)["ok"]
@@ -269,4 +273,4 @@ def test_go_a_second_pass_entered_before_its_press_gets_its_time(server):
     assert line(server, "count")["ok"]
     sgf = record(server, "/api/boards/1/session/record")
     assert "BL[%d" % (last["left"] // 1000) in sgf.rsplit(";", 1)[1]  # the last node: the pass
-    assert "PB[Ke Jie]" in sgf
+    assert "PB[Ke Jie]" in sgf and "PW[Shin Jinseo]" in sgf

@@ -541,6 +541,9 @@ def make_app(hall: Hall) -> web.Application:
             r = body.get("result")
             if r is not None:
                 line = "draw" if r in (2, "draw") else "win %d" % _side({"side": r}, st.board.game)
+                kept = hall.store.answer(key) if key else None
+                if kept is not None:  # a retry: the first send's answer (one action in the log)
+                    return web.json_response(dict(kept[1], repeated=True))
                 aid = hall.store.add_action(no, verb, body, "arbiter")
                 got = await _session(hall, no, line, _key(request, body))
                 hall.store.action_done(
