@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -40,11 +41,30 @@ def registry_path(pid: int) -> str:
 
 
 def register(url: str) -> str:
+    """Leave this server's address at ``registry_path``: written to a new
+    private file (mode 0600, a name no one could plant a link at beforehand)
+    in the same folder, then renamed over the path; a link found at the path
+    is replaced, never followed."""
     path = registry_path(os.getpid())
-    with open(path + ".tmp", "w") as f:
-        json.dump({"url": url, "pid": os.getpid()}, f)
-    os.replace(path + ".tmp", path)
+    fd, tmp = tempfile.mkstemp(prefix=".serve-", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump({"url": url, "pid": os.getpid()}, f)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
     return path
+
+
+def _read_registry(path: str) -> dict[str, Any]:
+    """A server's address file, never through a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd) as f:
+        got = json.load(f)
+    if not isinstance(got, dict):
+        raise ValueError("not an address file")
+    return got
 
 
 class ServerLink(Link):
@@ -145,8 +165,7 @@ def via_server(
     """A ``Clock`` on ``port`` through the hall server that owns it, or None
     if its owner is not a hall server."""
     try:
-        with open(registry_path(busy.pid)) as f:
-            url = str(json.load(f)["url"])
+        url = str(_read_registry(registry_path(busy.pid))["url"])
     except (OSError, ValueError, KeyError):
         return None
     pw = os.environ.get("QIZHONG_ARBITER_PASSWORD", "") if password is None else password
