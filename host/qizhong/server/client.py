@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import tempfile
 import time
 import urllib.error
@@ -67,6 +68,12 @@ def _read_registry(path: str) -> dict[str, Any]:
     return got
 
 
+def next_page(link: str) -> str | None:
+    """The path of a paged answer's next page, from its ``Link`` header."""
+    m = re.match(r'\s*<(/[^>]*)>\s*;\s*rel="next"', link)
+    return m.group(1) if m else None
+
+
 class ServerLink(Link):
     """A ``Link`` to one board's clock through the hall server's API."""
 
@@ -83,6 +90,20 @@ class ServerLink(Link):
         self._skip_old()
 
     def _api(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        return self._call(path, body)[0]
+
+    def _events(self, after: int) -> list[dict[str, Any]]:
+        """The board's kept events after row ``after``: every page of them
+        (the server's ``Link: <...>; rel="next"`` header names the next)."""
+        path: str | None = "/api/boards/%d/events?after=%d" % (self.board, after)
+        out: list[dict[str, Any]] = []
+        while path is not None:
+            rows, headers = self._call(path)
+            out += rows
+            path = next_page(headers.get("Link", ""))
+        return out
+
+    def _call(self, path: str, body: dict[str, Any] | None = None) -> tuple[Any, Any]:
         req = urllib.request.Request(self.url + path)
         if body is not None:
             req = urllib.request.Request(
@@ -95,7 +116,7 @@ class ServerLink(Link):
                 req.add_header("Authorization", "Bearer " + self.password)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout + 5) as r:
-                return json.load(r)
+                return json.load(r), r.headers
         except urllib.error.HTTPError as e:
             try:
                 why = json.load(e).get("error", e.reason)
@@ -111,7 +132,7 @@ class ServerLink(Link):
             raise LinkError("the hall server at %s: %s" % (self.url, e)) from None
 
     def _skip_old(self) -> None:
-        rows = self._api("/api/boards/%d/events" % self.board)
+        rows = self._events(0)
         self._row = rows[-1]["id"] if rows else 0
 
     # -- the Link's face ---------------------------------------------------------------
@@ -148,7 +169,7 @@ class ServerLink(Link):
             time.sleep(min(self.POLL_S, max(0.0, deadline - time.monotonic())))
 
     def take_events(self) -> list[Event]:
-        rows = self._api("/api/boards/%d/events?after=%d" % (self.board, self._row))
+        rows = self._events(self._row)
         out = []
         for r in rows:
             self._row = r["id"]
