@@ -288,7 +288,7 @@ def clock():
     """The clock's circuit."""
     pin = read_pinout()
     s = Sheet()
-    s.pico("U1", {gp: sig for sig, gp in pin.items() if gp not in INTERNAL})
+    s.pico("U1", {gp: sig for sig, gp in pin.items() if gp not in INTERNAL}, table="Pico")
     s.power("GND", "+3V3", "VSYS", "VBUS")
 
     # Levers: switch, pull-up, RC into the Schmitt input.
@@ -375,7 +375,15 @@ def clock():
         (6, "GND", P.PWRIN),
         (7, "VIN", P.PWRIN),
     ]
-    a = s.part("U2", "MAX98357A breakout", "MAX98357A", "amp", pins, "GAIN open: 9 dB")
+    a = s.part(
+        "U2",
+        "MAX98357A breakout",
+        "MAX98357A",
+        "amp",
+        pins,
+        "GAIN open: 9 dB",
+        table="Adafruit3006",
+    )
     s.net("i2s_lrclk").connect(a["LRC"])
     s.net("i2s_bclk").connect(a["BCLK"])
     s.net("i2s_din").connect(a["DIN"])
@@ -395,6 +403,7 @@ def clock():
         "2N3904",
         "to92",
         [(1, "E", P.PASSIVE), (2, "B", P.PASSIVE), (3, "C", P.PASSIVE)],
+        table="2N3904",
     )
     s.r("R11", "1k", "buzzer", "buzzer_base")
     s.r("R12", "10k", "buzzer_base", "GND")
@@ -422,7 +431,9 @@ def clock():
         (5, "VCC", P.PWRIN),
         (6, "GND", P.PWRIN),
     ]
-    u = s.part("U4", "Li-ion protection", "DW01A", "sot23_6", pins, "the cell's guard")
+    u = s.part(
+        "U4", "Li-ion protection", "DW01A", "sot23_6", pins, "the cell's guard", table="DW01A"
+    )
     s.power("prot_vcc", "BAT_N")  # the cell is this chip's supply
     s.r("R24", "100", "BAT_P", "prot_vcc")
     s.cap("C17", "100n", "prot_vcc", "BAT_N")
@@ -451,7 +462,7 @@ def clock():
     s.net("BAT_P").connect(f[1])
     s.net("BAT_F").connect(f[2])
     fet = [(1, "G", P.INPUT), (2, "S", P.PASSIVE), (3, "D", P.PASSIVE)]
-    q = s.part("Q3", "P-MOSFET", "DMG2305UX", "sot23", fet, "reverse-cell guard")
+    q = s.part("Q3", "P-MOSFET", "DMG2305UX", "sot23", fet, "reverse-cell guard", table="DMG2305UX")
     s.net("BAT_F").connect(q["D"])
     s.net("VBAT").connect(q["S"])
     s.net("GND").connect(q["G"])
@@ -465,7 +476,15 @@ def clock():
         (4, "VDD", P.PWRIN),
         (5, "PROG", P.PASSIVE),
     ]
-    u = s.part("U3", "Li-ion charger", "MCP73831-2", "sot23_5", pins, "213 mA (PROG 4.7 kOhm)")
+    u = s.part(
+        "U3",
+        "Li-ion charger",
+        "MCP73831-2",
+        "sot23_5",
+        pins,
+        "213 mA (PROG 4.7 kOhm)",
+        table="MCP73831",
+    )
     s.net("charge_led").connect(u["STAT"])
     s.net("GND").connect(u["VSS"])
     s.net("VBAT").connect(u["VBAT"])
@@ -489,7 +508,7 @@ def clock():
     # Into VSYS by a P-FET, as the Pico datasheet shows: off while VBUS is there
     # (the Pico's own diode feeds VSYS from USB), on from the cell without the
     # Schottky's 0.3 V.
-    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cell into VSYS")
+    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cell into VSYS", table="DMG2305UX")
     s.net("VBAT_SW").connect(q["D"])
     s.net("VSYS").connect(q["S"])
     s.net("VBUS").connect(q["G"])
@@ -502,7 +521,7 @@ def clock():
 
     # J2: the test header for the jig (keyed, shrouded).
     pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
-    j = s.part("J2", "Box header 2x8", "test", "test", pins, "the jig's harness")
+    j = s.part("J2", "Box header 2x8", "test", "test", pins, "the jig's harness", table="Header2x8")
     for k, name in enumerate(HARNESS):
         s.net(name).connect(j[k + 1])
     return s

@@ -461,3 +461,14 @@ def test_the_battery_boards_open_items_are_listed():
     assert sheet.fp["DS1"].startswith("qizhong:") and "qizhong:LCD_Glass_Zebra_1x44" in open_items
     tables = schematic.read_pin_tables()
     assert "not read" in tables["PCF85176T"]["48"]["source"] and "PCF85176" in open_items
+
+
+def test_the_oled_boards_tabled_parts_have_their_tables_pins(sheets):
+    """The same pin check on the OLED board's parts that name a table (the
+    Pico, the charger, the cell protection, the FETs, the amplifier header)."""
+    sheet = sheets["qizhong"]
+    assert {"U1", "U2", "U3", "U4", "Q1", "Q3", "Q4", "J2"} <= set(sheet.table)
+    tabled = schematic.Sheet()
+    tabled.pins = {ref: sheet.pins[ref] for ref in sheet.table}
+    tabled.table = sheet.table
+    assert _pin_table_problems(tabled, schematic.read_pin_tables()) == []
