@@ -836,10 +836,11 @@ async def _renamed(
     rename = getattr(getattr(hall, "rounds", None), "rename", None)
     if rename is not None:
         rename(no, game_no, first, second)
+    worker = hall.games.fed_worker(no)
     try:  # on the board's thread, as every session action
-        await asyncio.wrap_future(
-            hall.worker(no).call(lambda c: hall.games.rename(no, first, second))
-        )
+        if worker is None:
+            raise LinkError("board %d: no clock" % no)
+        await asyncio.wrap_future(worker.call(lambda c: hall.games.rename(no, first, second)))
     except LinkError:  # the clock is away: nothing else touches its session now
         hall.games.rename(no, first, second)
 

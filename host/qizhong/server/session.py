@@ -259,7 +259,11 @@ class Sessions:
         names them from now on, and so does the session rebuilt after a restart
         (a ``names`` entry in its journal). None: that name stays."""
         g = self.games.get(no)
-        if g is None:
+        if g is None:  # one not rebuilt yet (its clock away): its journal has them for then
+            n = self.hall.store.last_session(no)
+            rows = self.hall.store.entries(no, n) if n else []
+            if rows and "close" not in rows[-1][2]:
+                self.hall.store.add_entry(no, n, rows[-1][1], {"names": [first, second]})
             return
         self.hall.store.add_entry(no, g.session, g.fed.row, {"names": [first, second]})
         _set_names(g.console.session, first, second)
