@@ -80,7 +80,7 @@ class BoardState:
         whether an event or a ``status`` crossed the fall first. A new boot
         has no offset until its first ``status``."""
         if self.offset is not None:
-            if boot != self.boot:
+            if self.boot and boot != self.boot:
                 self.offset = None
             else:
                 d = self.mono() + self.offset - t  # ms since t, give or take a step
@@ -392,8 +392,8 @@ class Worker(threading.Thread):
         a = st.mono()
         s = self.clock.status()
         b = st.mono()
-        st.offset = s.t - (a + b) // 2  # a status is of the boot the link has now
-        st.boot, st.t = self.clock.link.boot, s.t
+        st.offset = s.t - (a + b) // 2
+        st.boot, st.t = self.clock.link.boot or st.boot, s.t  # the link's boot ("": not known)
         st.state, st.run = s.state, s.run
         st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
         st.result = s.result
