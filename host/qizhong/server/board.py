@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qizhong.arbiter.session import ORIGIN_STEP
-from qizhong.clocks.driver import Clock
+from qizhong.clocks.driver import Clock, OtherClock
 from qizhong.clocks.link import Event, LinkError
 from qizhong.server.store import Board, Store, Stored, StoreError
 
@@ -215,6 +215,7 @@ class Worker(threading.Thread):
         self.states = states if states is not None else {}
         self.clock: Clock | None = None
         self.st: BoardState | None = None
+        self.had = ""  # the id of the clock this worker had up on its port ("": none yet)
         for b in store.boards():  # a board this port had before a restart shows at once
             if b.port == port and b.no in self.states:
                 self.st = self.states[b.no]
@@ -353,14 +354,15 @@ class Worker(threading.Thread):
         try:
             if self.clock is None:
                 self.clock = Clock(self.port, game=self.game, timeout=self.TIMEOUT_S)
+                self._same_clock(self.clock)
             else:
-                self.clock.reconnect()
+                self.clock.reconnect()  # OtherClock if another id answers
         except LinkError as e:
             busy = "in use by" in str(e)
             if self.clock is not None:
                 self.clock.close()
-                if busy:
-                    self.clock = None
+                if busy or isinstance(e, OtherClock):
+                    self.clock = None  # a fresh link next time (checked again)
             if self.st is not None and self.st.link == "up":
                 self._lost(str(e))
             elif self.st is not None:
@@ -380,11 +382,20 @@ class Worker(threading.Thread):
                 self._keep(ev)
             was = self.st.link
             self.st.link, self.st.link_text = "up", ""
+            self.had = hello.id
             if was == "lost":
                 self._host_event("found")
             self._status()
         except LinkError as e:
             self._lost(str(e))
+
+    def _same_clock(self, clock: Clock) -> None:
+        """A port this worker had a clock on takes back only that clock: a
+        new clock at the same path (a pty's number reused by another
+        simulator) is not the lost one, and its port is let go at once."""
+        if self.had and clock.hello.id != self.had:
+            clock.close()
+            raise OtherClock(self.port, self.had, clock.hello.id)
 
     def _status(self) -> None:
         assert self.clock is not None and self.st is not None
