@@ -22,6 +22,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from qizhong.arbiter.session import ORIGIN_STEP
 from qizhong.clocks.driver import Clock, OtherClock
 from qizhong.clocks.link import Event, LinkError
 from qizhong.server.store import Board, Store, Stored, StoreError
@@ -56,7 +57,7 @@ class BoardState:
     moves: list[int] = field(default_factory=lambda: [0, 0])
     periods: list[int] = field(default_factory=lambda: [-1, -1])
     t: int = 0  # the clock's ms when ``left`` was true
-    offset: int | None = None  # the clock's ms minus this host's monotonic ms
+    offset: int | None = None  # the clock's ms minus this host's monotonic ms (in ``t``'s frame)
     result: int = -1
     flag: list[bool] = field(default_factory=lambda: [False, False])
     knocks: int = 0
@@ -70,15 +71,29 @@ class BoardState:
     session_rev: int = 0  # counts the board's session changes (server/session.py)
     # each move's clock time as its session paired it (None: the n-th press is the n-th move's)
     played_clocks: list[int | None] | None = None
+    mono: Callable[[], int] = field(default=mono_ms, repr=False, compare=False)  # host's ms
+
+    def stamp(self, boot: str, t: int) -> None:
+        """The clock's ms ``t`` of ``boot`` is now ``self.t``. The clock's ms
+        fall by ``ORIGIN_STEP`` every 4.66 days (docs/protocol.md): the
+        offset follows ``t`` into its frame, so that ``now - t`` stays exact
+        whether an event or a ``status`` crossed the fall first. A new boot
+        has no offset until its first ``status``."""
+        if self.offset is not None:
+            if self.boot and boot != self.boot:
+                self.offset = None
+            else:
+                d = self.mono() + self.offset - t  # ms since t, give or take a step
+                self.offset -= (d + ORIGIN_STEP // 2) // ORIGIN_STEP * ORIGIN_STEP
+        self.boot, self.t = boot, t
 
     def apply(self, st: Stored, acked: set[int] | None = None) -> None:
         """One kept event (a clock's, or the host's ``lost``/``found``)."""
         ev = st.event
         self.events += 1
         if st.boot != "host":
-            self.boot = st.boot
+            self.stamp(st.boot, ev.t)
             self.left = list(ev.left)
-            self.t = ev.t
         name = ev.name
         if name == "start":
             self.state, self.run = "running", ev.side
@@ -142,7 +157,7 @@ class BoardState:
         """The JSON the hall gets. ``now``: the clock's ms now, as this host
         reckons it, so a page can tick ``left[run]`` down from ``t``."""
         b = self.board
-        now = mono_ms() + self.offset if self.offset is not None else self.t
+        now = self.mono() + self.offset if self.offset is not None else self.t
         return {
             "key": str(b.no),
             "no": b.no,
@@ -384,12 +399,13 @@ class Worker(threading.Thread):
 
     def _status(self) -> None:
         assert self.clock is not None and self.st is not None
-        a = mono_ms()
-        s = self.clock.status()
-        b = mono_ms()
         st = self.st
+        a = st.mono()
+        s = self.clock.status()
+        b = st.mono()
         st.offset = s.t - (a + b) // 2
-        st.state, st.run, st.t = s.state, s.run, s.t
+        st.boot, st.t = self.clock.link.boot or st.boot, s.t  # the link's boot ("": not known)
+        st.state, st.run = s.state, s.run
         st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
         st.result = s.result
         self.notify(st.board.no, st.view(), None)
