@@ -48,8 +48,11 @@ class Broker:
     pipe), or RuntimeError with what it said; its log is read on (the last
     lines kept in ``log``), so it never waits on a full pipe."""
 
-    def __init__(self, folder: str, queued: int | None = None) -> None:
-        """``queued``: its ``max_queued_messages`` for each client (None: its default)."""
+    def __init__(
+        self, folder: str, queued: int | None = None, conf: str = "allow_anonymous true\n"
+    ) -> None:
+        """``queued``: its ``max_queued_messages`` for each client (None: its
+        default); ``conf``: more of its configuration (after its listener's line)."""
         if not os.path.exists(MOSQUITTO):
             raise RuntimeError(
                 "Debian's mosquitto is needed: apt-get install mosquitto (make test does it)"
@@ -59,11 +62,12 @@ class Broker:
             port = s.getsockname()[1]
         conf = os.path.join(folder, "mosquitto.conf")
         with open(conf, "w") as f:
-            f.write("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n" % port)
+            f.write("listener %d 127.0.0.1\npersistence false\n" % port)
             # its log on stderr: unbuffered, each line as it is written (stdout is not)
             f.write("log_dest stderr\nlog_type error\nlog_type warning\nlog_type information\n")
             if queued is not None:
                 f.write("max_queued_messages %d\n" % queued)
+            f.write(conf)
         self.proc = subprocess.Popen(
             [MOSQUITTO, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
@@ -188,6 +192,19 @@ class Server:
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url + path, timeout=HTTP_S) as r:
             return json.load(r)
+
+    def events(self, path: str = "/api/events") -> list[Any]:
+        """Every kept event of a paged events path (``/api/events``,
+        ``/api/boards/N/events``), following each page's ``Link`` next."""
+        from qizhong.server.client import next_page
+
+        out: list[Any] = []
+        at: str | None = path
+        while at is not None:
+            with urllib.request.urlopen(self.url + at, timeout=HTTP_S) as r:
+                out += json.load(r)
+                at = next_page(r.headers.get("Link", ""))
+        return out
 
     def post(self, path: str, body: dict[str, Any], password: str | None = PASSWORD) -> Any:
         req = urllib.request.Request(

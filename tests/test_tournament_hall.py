@@ -30,7 +30,7 @@ import chess.pgn
 import pytest
 from browser import chromium
 from hallserver import PASSWORD, WAIT_S, Server
-from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from sgfmill import sgf
@@ -137,7 +137,8 @@ class Desk:
         )
 
     def click(self, css: str, answer: bool = True) -> None:
-        """Click (found again if the page redrew it), and answer the question it asks."""
+        """Click (found again if the page redrew it), and answer the question it asks
+        (the page's own dialog, web/common.js askFirst)."""
 
         def once() -> bool:
             try:
@@ -147,16 +148,8 @@ class Desk:
                 return False
 
         self.until(once)
-        try:
-            alert = self.b.switch_to.alert
-        except NoAlertPresentException:
-            return
-        alert.accept() if answer else alert.dismiss()
-
-    def yes(self) -> None:
-        """Answer the page's own question (a clock action asks first, in its dialog)."""
-        self.until(lambda: self.b.execute_script("return !!document.querySelector('#ask[open]')"))
-        self.b.find_element(By.ID, "ask-yes").click()
+        if self.b.execute_script("return !!document.querySelector('#ask[open]')"):
+            self.b.find_element(By.ID, "ask-yes" if answer else "ask-no").click()
 
     def board_page(self, no: int) -> None:
         self.b.get(self.s.url + "/board/%d" % no)
@@ -353,8 +346,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     desk.board(x5, lambda: server.get("/api/boards/%d" % x5)["state"] == "knocked", "the knock")
     desk.until(lambda: "knock" in desk.text("#alerts").lower())
     black = server.get("/api/boards/%d" % x5)["left"][1]
-    desk.click("[data-knock='0']")  # the ruling: Red knocked the clock over
-    desk.yes()
+    desk.click("[data-knock='0']")  # the ruling: Red knocked the clock over (asked: yes)
     desk.board(
         x5, lambda: server.get("/api/boards/%d" % x5)["left"][1] >= black + 55000, "60 s to Black"
     )
@@ -367,8 +359,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     box = b.find_element(By.ID, "pen-s")
     box.clear()
     box.send_keys("-30")
-    desk.click("#penalty")
-    desk.yes()
+    desk.click("#penalty")  # asked first: yes
     desk.board(
         x6, lambda: server.get("/api/boards/%d" % x6)["left"][1] <= black - 30000, "30 s off Black"
     )
