@@ -124,10 +124,12 @@ def _ready(procs: list[tuple[str, str, subprocess.Popen[bytes]]], bound_s: float
                     )
                 if any(x.startswith(b"world ") for x in said[proc.pid].split(b"\n")[:-1]):
                     sel.unregister(key.fileobj)
-                    key.fileobj.close()  # the whole line is in: nothing more is printed there
+                    assert proc.stdout is not None
+                    proc.stdout.close()  # the whole line is in: nothing more is printed there
     finally:
-        for key in list(sel.get_map().values()):
-            key.fileobj.close()
+        for _, _, proc in procs:
+            if proc.stdout is not None:
+                proc.stdout.close()
         sel.close()
 
 
