@@ -60,8 +60,8 @@ class Broker:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        conf = os.path.join(folder, "mosquitto.conf")
-        with open(conf, "w") as f:
+        path = os.path.join(folder, "mosquitto.conf")
+        with open(path, "w") as f:
             f.write("listener %d 127.0.0.1\npersistence false\n" % port)
             # its log on stderr: unbuffered, each line as it is written (stdout is not)
             f.write("log_dest stderr\nlog_type error\nlog_type warning\nlog_type information\n")
@@ -69,7 +69,7 @@ class Broker:
                 f.write("max_queued_messages %d\n" % queued)
             f.write(conf)
         self.proc = subprocess.Popen(
-            [MOSQUITTO, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            [MOSQUITTO, "-c", path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
         assert self.proc.stderr is not None
         self.log: collections.deque[str] = collections.deque(maxlen=100)
