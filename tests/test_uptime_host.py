@@ -153,3 +153,35 @@ def test_the_hall_servers_clock_now_across_the_origin_move(tmp_path, order, cros
             w.clock.close()
         store.close()
         sim.close()
+
+
+def test_a_press_read_after_a_status_that_counts_it_is_one_move(tmp_path):
+    """A status reply can count a press whose event the board's thread keeps
+    after it (the event read with the reply, or just after): the board's
+    moves are the clock's, not one more until the next status (seen on a
+    loaded machine: a press's news said moves [2, 0])."""
+    from qizhong.server.board import Worker
+    from qizhong.server.store import Store
+
+    sim = Sim(open_link=False)
+    store = Store(str(tmp_path / "hall.sqlite"))
+    w = Worker(sim.serial_path, store, lambda no, view, event: None)
+    try:
+        w._connect()
+        assert w.st is not None and w.clock is not None and w.st.link == "up"
+        w.clock.start(0)
+        w.pull()
+        sim.press(0, sim.now + 1000)  # Red's press, on its way to the host
+        w._status()  # its reply counts the press: moves [1, 0]
+        w.pull()  # then the press's event is kept
+        assert w.st.moves == [1, 0] == list(w.clock.status().moves)
+        sim.press(1, sim.now + 1000)  # Black's, kept before any status: counted by the event
+        w.pull()
+        assert w.st.moves == [1, 1]
+        w._status()
+        assert w.st.moves == [1, 1]
+    finally:
+        if w.clock is not None:
+            w.clock.close()
+        store.close()
+        sim.close()

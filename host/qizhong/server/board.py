@@ -71,6 +71,9 @@ class BoardState:
     session_rev: int = 0  # counts the board's session changes (server/session.py)
     # each move's clock time as its session paired it (None: the n-th press is the n-th move's)
     played_clocks: list[int | None] | None = None
+    # (boot, seq): the last status's moves count this boot's events up to seq; a press
+    # among them kept later (read after the status's reply) is not counted again
+    counted: tuple[str, int] = ("", 0)
     mono: Callable[[], int] = field(default=mono_ms, repr=False, compare=False)  # host's ms
 
     def stamp(self, boot: str, t: int) -> None:
@@ -98,7 +101,8 @@ class BoardState:
         if name == "start":
             self.state, self.run = "running", ev.side
         elif name == "press":
-            self.moves[ev.side] += 1
+            if not (st.boot == self.counted[0] and ev.seq <= self.counted[1]):
+                self.moves[ev.side] += 1  # (else the last status's moves have it)
             self.run = 1 - ev.side
             self.held = -1
             self.presses.append({"side": ev.side, "t": ev.t, "left": ev.left[ev.side]})
@@ -404,16 +408,11 @@ class Worker(threading.Thread):
         s = self.clock.status()
         b = st.mono()
         st.offset = s.t - (a + b) // 2
-        st.boot = self.clock.link.boot or st.boot  # the link's boot ("": not known)
-        if not self.unsaved:  # events read with the reply are before it: kept first
-            for ev in self.clock.link.take_events():
-                self._keep(ev)
-        if s.seq <= self.clock.link.last_seq or self.unsaved:
-            # (else an event it counts is still on its way, and brings these: a press
-            # counted by both would show one move too many until the next status)
-            st.state, st.run, st.t = s.state, s.run, s.t
-            st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
-            st.result = s.result
+        st.boot, st.t = self.clock.link.boot or st.boot, s.t  # the link's boot ("": not known)
+        st.state, st.run = s.state, s.run
+        st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
+        st.result = s.result
+        st.counted = (st.boot, s.seq)  # its moves count the events up to s.seq
         self.notify(st.board.no, st.view(), None)
 
     def _keep(self, ev: Event) -> None:
