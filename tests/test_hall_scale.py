@@ -10,6 +10,7 @@ import threading
 
 import pytest
 import test_mqtt
+from hallserver import WAIT_S
 
 from qizhong.clocks.driver import Clock
 from qizhong.server import sims
@@ -80,7 +81,7 @@ def test_a_board_whose_thread_fails_is_lost_with_an_alert_and_comes_back(clock, 
     w = Worker(clock.serial, store, notify)
     w.start()
     try:
-        assert back.wait(30), [(v["link"], v["alerts"]) for v in seen]
+        assert back.wait(WAIT_S), [(v["link"], v["alerts"]) for v in seen]
         assert w.is_alive()
         assert any(v["link"] == "lost" and "listener failed" in v["link_text"] for v in seen)
         assert [st.event.name for st in store.events() if st.boot == "host"][:1] == ["lost"]
@@ -139,7 +140,7 @@ def test_a_server_whose_descriptors_are_all_above_1024(tmp_path, broker, monkeyp
         s.post("/api/boards/2/start", {"side": 0})
         sims.press(s.sim(2), "left")
         s.wait(ws, lambda m: (m.get("event") or {}).get("name") == "press")
-        assert got.wait(20)  # and through the bridge
+        assert got.wait(WAIT_S)  # and through the bridge
     finally:
         s.stop()
         sub.loop_stop()
