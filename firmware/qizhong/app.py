@@ -248,7 +248,7 @@ class App:
             self.open_voice_menu()
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             try:  # loaded when first opened: the boot heap stays as it was
-                from . import menu
+                menu = load_menu()
 
                 if self.slots is None:  # the five user slots, from flash (#24)
                     self.slots = menu.load_slots(self.board.state_dir)
@@ -275,11 +275,13 @@ class App:
         if self.menu == MENU_VOICE:
             self.voice_menu_key(key, t)
         elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
-            self.menu = MENU_OFF
+            self.close_menu()
         else:
             try:
                 self.setup.on_key(self, key, t)
             except MemoryError:  # no room for the menu now: it closes, the clock goes on
+                self.menu = MENU_OFF
+            if self.menu == MENU_OFF:  # applied, or no room
                 self.close_menu()
 
     def draw_menu(self):
@@ -295,9 +297,7 @@ class App:
         self.menu = MENU_OFF
         self.setup = None
         self.drawn = -1
-        import gc
-
-        gc.collect()
+        unload_menu()
 
     # -- the voice (docs/voice.md) ---------------------------------------------
 
@@ -691,6 +691,39 @@ class App:
 
 
 IN_PLAY = (C.RUNNING, C.PAUSED, C.KNOCKED)
+
+
+MENU_MODULES = ("menuitems", "menulist", "menudraft", "menuview", "menu")  # in this order
+
+
+def load_menu():
+    """The setup menu's module. From source each of its small modules
+    compiles on a collected heap: the compiler's peak is one small module's,
+    so the menu opens after a game in the README's heap (``benchmarks/firmware.py``)."""
+    import gc
+    import sys
+
+    pkg = __name__.rsplit(".", 1)[0]
+    for name in MENU_MODULES:
+        gc.collect()
+        __import__(pkg + "." + name)
+    return sys.modules[pkg + ".menu"]
+
+
+def unload_menu():
+    """Drop the menu's modules: the next game plays in the heap it had
+    before the menu opened, and the next opening starts the same way."""
+    import gc
+    import sys
+
+    pkg = __name__.rsplit(".", 1)[0]
+    for name in MENU_MODULES:
+        if sys.modules.pop(pkg + "." + name, None) is not None:
+            try:
+                delattr(sys.modules[pkg], name)
+            except AttributeError:
+                pass
+    gc.collect()
 
 
 def _unlocked(c, args, op):
