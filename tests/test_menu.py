@@ -161,3 +161,26 @@ def test_the_menu_uses_the_apps_key_and_event_numbers():
 
     assert (app.KEY_START, app.KEY_PLUS, app.KEY_MINUS, app.KEY_OK) == (1, 3, 4, 5)
     assert (app.EV_CONFIG, app.MENU_OFF) == (18, 0)
+
+
+@pytest.mark.parametrize("choice, word", [(1, "freeze"), (2, "run")])
+def test_the_flag_behaviour_is_set_in_the_menu_and_played(choice, word):
+    # Arbiters choose what a flag does (docs/timecontrol.md `flag freeze|run`; the
+    # flag itself stays fallen, TC-8): both clocks stop (FIDE), or play goes on.
+    m = menu.Menu([""] * 5)
+    flag = next(k for k in m.visible() if m.items[k].label(m) == "flag")
+    oks = len([k for k in m.visible() if 0 < k <= flag])
+    with Sim() as sim:
+        sim.command("config 1m")  # plain sudden death: by default play goes on
+        t = 0
+        for key in ["menu"] + ["ok"] * oks + ["plus"] * choice + ["start"]:
+            t += 100
+            sim.key(key, t)
+        assert sim.command("tc") == "ok tc 15m+10s flag " + word  # the first preset, its flag
+        sim.key("start", 10000)
+        sim.run_to(10000 + 900000 + 1000)  # Red flags at 15 min
+        sim.press(0, 912000)  # Red moves on
+        sim.run_to(922000)
+        st = sim.status()
+        assert st["first_flag"] == 0 and st["left0"] == 0  # the flag stays fallen
+        assert st["left1"] == (900000 if word == "freeze" else 890000)

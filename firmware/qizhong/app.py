@@ -247,13 +247,14 @@ class App:
         elif key in (KEY_PLUS, KEY_MINUS) and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             self.open_voice_menu()
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
-            try:  # loaded when first opened: the boot heap stays as it was
+            try:  # loaded when opened: the boot heap stays as it was
                 menu = load_menu()
 
                 if self.slots is None:  # the five user slots, from flash (#24)
                     self.slots = menu.load_slots(self.board.state_dir)
                 self.setup = menu.Menu(self.slots, self.game)
             except MemoryError:  # no room now: the clock goes on, the key does nothing
+                unload_menu()  # what did load goes again
                 return
             self.menu = MENU_ON
             self.drawn = -1
@@ -705,8 +706,14 @@ def load_menu():
 
     pkg = __name__.rsplit(".", 1)[0]
     for name in MENU_MODULES:
-        gc.collect()
-        __import__(pkg + "." + name)
+        for again in (False, True):
+            gc.collect()
+            try:
+                __import__(pkg + "." + name)
+                break
+            except MemoryError:  # once more: what the first try interned is kept
+                if again:
+                    raise
     return sys.modules[pkg + ".menu"]
 
 

@@ -67,55 +67,63 @@ class Item:
         return self._label(m) if callable(self._label) else self._label
 
 
+class StageItem(Item):
+    """Setting ``what`` (0 moves, 1 base, 2 how, 3 increment or delay) of
+    stage ``k`` (0-based). Methods, not closures: an instance is all it costs."""
+
+    _label = None
+
+    def __init__(self, k, what):
+        self.k = k
+        self.what = what
+
+    def label(self, m):
+        st = m.d.stages[self.k]
+        w = ("moves", "base", "how", "inc" if st[2] == FISCHER else "delay")[self.what]
+        return w if len(m.d.stages) == 1 else "S%d %s" % (self.k + 1, w)
+
+    def value(self, m):
+        v = m.d.stages[self.k][self.what]
+        if self.what == 0:
+            return "%d" % v if v else "-"
+        if self.what == 2:
+            return HOWS[v]
+        return tcspec.fmt_ms(v, self.what == 3)
+
+    def shown(self, m):
+        k = self.k
+        how0 = m.d.stages[0][2]
+        if k >= len(m.d.stages) or (k and how0 >= HOURGLASS):
+            return False
+        if self.what == 2:
+            return True
+        return how0 != UPCOUNT and (self.what == 1 or how0 < HOURGLASS)
+
+    def step(self, m, d):
+        s = m.d.stages[self.k]
+        w = self.what
+        if w == 0:
+            s[0] = _cycle(MOVES, s[0], d)
+        elif w == 1:
+            s[1] = max(1000, base_step(s[1], d))
+        elif w == 2:
+            s[2] = (s[2] + d) % (
+                len(HOWS) if len(m.d.stages) == 1 else 3
+            )  # hourglass, upcount: one stage
+        else:
+            old = s[3]
+            s[3] = _clamp(old + d * 1000, 0, 300000)
+            if (
+                self.k == 0
+            ):  # stage 1's increment (or delay) carries to the later stages that had it
+                for later in m.d.stages[1:]:
+                    if later[2] == s[2] and later[3] == old:
+                        later[3] = s[3]
+
+
 def _stage_items(k):
     """The items of stage ``k`` (0-based)."""
-
-    def on(m):
-        return k < len(m.d.stages) and (k == 0 or m.d.stages[0][2] < HOURGLASS)
-
-    def timed(m):
-        return on(m) and m.d.stages[0][2] != UPCOUNT
-
-    def name(what):
-        return lambda m: what if len(m.d.stages) == 1 else "S%d %s" % (k + 1, what)
-
-    def st(m):
-        return m.d.stages[k]
-
-    def moves_step(m, d):
-        st(m)[0] = _cycle(MOVES, st(m)[0], d)
-
-    def base_set(m, d):
-        st(m)[1] = max(1000, base_step(st(m)[1], d))
-
-    def how_set(m, d):
-        n = len(HOWS) if len(m.d.stages) == 1 else 3  # hourglass, upcount: one stage
-        s = st(m)
-        s[2] = (s[2] + d) % n
-
-    def amount_set(m, d):
-        s = st(m)
-        old = s[3]
-        s[3] = _clamp(old + d * 1000, 0, 300000)
-        if k == 0:  # stage 1's increment (or delay) carries to the later stages that had it
-            for later in m.d.stages[1:]:
-                if later[2] == s[2] and later[3] == old:
-                    later[3] = s[3]
-
-    def plain(m):
-        return timed(m) and m.d.stages[0][2] < HOURGLASS
-
-    return (
-        Item(name("moves"), lambda m: "%d" % st(m)[0] if st(m)[0] else "-", moves_step, plain),
-        Item(name("base"), lambda m: tcspec.fmt_ms(st(m)[1], False), base_set, timed),
-        Item(name("how"), lambda m: HOWS[st(m)[2]], how_set, on),
-        Item(
-            lambda m: name("inc" if st(m)[2] == FISCHER else "delay")(m),
-            lambda m: tcspec.fmt_ms(st(m)[3]),
-            amount_set,
-            plain,
-        ),
-    )
+    return (StageItem(k, 0), StageItem(k, 1), StageItem(k, 2), StageItem(k, 3))
 
 
 def _set(attr, lo, hi, step):

@@ -22,6 +22,9 @@ from .menuitems import (
 )  # fmt: skip
 from .timecontrol import FISCHER
 
+FLAGS = (None, True, False)  # after a flag: the mode's default, both clocks stop, play goes on
+FLAG_NAMES = ("auto", "freeze", "run")
+
 
 def items():
     d_ = tcspec.fmt_ms
@@ -78,6 +81,9 @@ def items():
     def record_step(m, d):  # TC-9
         m.d.record = _cycle(RECORDS, m.d.record, d)
 
+    def flag_step(m, d):  # None (the mode's default), freeze, run
+        m.d.freeze = _cycle(FLAGS, m.d.freeze, d)
+
     def save_step(m, d):
         m.save = (m.save + d) % (SLOTS + 1)
 
@@ -113,5 +119,6 @@ def items():
              lambda m: m.d.warn and tcspec.warn_cue(m.d.warn) >= 0),
         Item("record", lambda m: d_(m.d.record, False) if m.d.record else "off", record_step,
              lambda m: m.d.stages[0][2] != UPCOUNT),
+        Item("flag", lambda m: FLAG_NAMES[FLAGS.index(m.d.freeze)], flag_step),
         Item("save", lambda m: "slot %d" % m.save if m.save else "no", save_step),
     ]  # fmt: skip

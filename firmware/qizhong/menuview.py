@@ -5,8 +5,50 @@
 (``app.load_menu``).
 """
 
-from . import tcformats, tcspec
+from . import tcspec
 from .menuitems import GAMES, SLOTS
+
+
+def format_lines(tc, width=16):
+    """The canonical spec as display lines of at most ``width`` characters
+    (#24: a long control is never cut): a stage a line (the second on
+    prefixed ``:``, as the spec writes it), then each clause. A longer part
+    breaks at a space, before a ``+`` or after a ``/``."""
+    out = []
+    for part in tcspec._parts(tc, True):
+        pieces = []  # (text, space before it)
+        word = ""
+        for ch in part:
+            if ch == " ":
+                pieces.append((word, False))
+                word = ""
+                pieces.append(("", True))
+            elif ch == "+" and word:
+                pieces.append((word, False))
+                word = "+"
+            else:
+                word += ch
+                if ch == "/":
+                    pieces.append((word, False))
+                    word = ""
+        pieces.append((word, False))
+        line = ""
+        space = False
+        for text, sep in pieces:
+            if sep:
+                space = True
+                continue
+            if not text:
+                continue
+            add = (" " if space and line else "") + text
+            if line and len(line) + len(add) > width:
+                out.append(line)
+                line = text
+            else:
+                line += add
+            space = False
+        out.append(line)
+    return tuple(out)
 
 
 def draw(m, board):
@@ -32,7 +74,7 @@ def lines(m, display):
     cut); display 1: the item being set and the next ones, or the error."""
     if display == 0:
         try:
-            rows = tcformats.format_lines(tcspec.parse(m.d.spec()))
+            rows = format_lines(tcspec.parse(m.d.spec()))
         except tcspec.SpecError:
             rows = ("(not valid)",)
         return ("SETUP " + GAMES[m.game],) + rows
