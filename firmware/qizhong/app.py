@@ -248,13 +248,15 @@ class App:
             self.open_voice_menu()
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             try:  # loaded when opened: the boot heap stays as it was
-                menu = load_menu()
+                from .menuload import load
+
+                menu = load()
 
                 if self.slots is None:  # the five user slots, from flash (#24)
                     self.slots = menu.load_slots(self.board.state_dir)
                 self.setup = menu.Menu(self.slots, self.game)
             except MemoryError:  # no room now: the clock goes on, the key does nothing
-                unload_menu()  # what did load goes again
+                self.close_menu()  # what did load goes again
                 return
             self.menu = MENU_ON
             self.drawn = -1
@@ -298,7 +300,12 @@ class App:
         self.menu = MENU_OFF
         self.setup = None
         self.drawn = -1
-        unload_menu()
+        try:  # its modules go: the next game has the heap it had before
+            from .menuload import unload
+
+            unload()
+        except MemoryError:  # not even room for that: they stay, the clock goes on
+            pass
 
     # -- the voice (docs/voice.md) ---------------------------------------------
 
@@ -692,45 +699,6 @@ class App:
 
 
 IN_PLAY = (C.RUNNING, C.PAUSED, C.KNOCKED)
-
-
-MENU_MODULES = ("menuitems", "menulist", "menudraft", "menuview", "menu")  # in this order
-
-
-def load_menu():
-    """The setup menu's module. From source each of its small modules
-    compiles on a collected heap: the compiler's peak is one small module's,
-    so the menu opens after a game in the README's heap (``benchmarks/firmware.py``)."""
-    import gc
-    import sys
-
-    pkg = __name__.rsplit(".", 1)[0]
-    for name in MENU_MODULES:
-        for again in (False, True):
-            gc.collect()
-            try:
-                __import__(pkg + "." + name)
-                break
-            except MemoryError:  # once more: what the first try interned is kept
-                if again:
-                    raise
-    return sys.modules[pkg + ".menu"]
-
-
-def unload_menu():
-    """Drop the menu's modules: the next game plays in the heap it had
-    before the menu opened, and the next opening starts the same way."""
-    import gc
-    import sys
-
-    pkg = __name__.rsplit(".", 1)[0]
-    for name in MENU_MODULES:
-        if sys.modules.pop(pkg + "." + name, None) is not None:
-            try:
-                delattr(sys.modules[pkg], name)
-            except AttributeError:
-                pass
-    gc.collect()
 
 
 def _unlocked(c, args, op):
