@@ -190,3 +190,4 @@ def test_the_flag_behaviour_is_set_in_the_menu_and_played(choice, word):
         st = sim.status()
         assert st["first_flag"] == 0 and st["left0"] == 0  # the flag stays fallen
         assert st["left1"] == (900000 if word == "freeze" else 890000)
+        assert " freeze=%d" % (word == "freeze") in sim.command("status")  # the host sees it

@@ -695,6 +695,7 @@ class App:
                 1 if self.muted else 0,
             )
             + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
+            + " freeze=%d" % (1 if c.tc.freezes() else 0)  # a flag stops both clocks
         )
 
 
