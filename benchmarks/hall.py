@@ -155,7 +155,7 @@ def main() -> int:
             cpu = [(cpu_s(s.proc.pid) - c) / wall for s, c in zip(servers, cpu0, strict=True)]
             kept = 0
             for s in servers:
-                kept += sum(1 for e in s.get("/api/events") if e["name"] == "press")
+                kept += sum(1 for e in s.events("/api/events") if e["name"] == "press")
             ws_ms = [1000 * (got_ws[k] - sent[k]) for k in sent if k in got_ws]
             mq_ms = [1000 * (got_mq[k] - sent[k]) for k in sent if k in got_mq]
             sub.loop_stop()

@@ -204,7 +204,9 @@ def main() -> int:
                     100 * (cpu_s(s.proc.pid) - c) / wall for s, c in zip(servers, cpu0, strict=True)
                 ]
                 down = sum(1 for s in servers for b in s.get("/api/boards") if b["link"] != "up")
-                lost = sum(1 for s in servers for e in s.get("/api/events") if e["name"] == "lost")
+                lost = sum(
+                    1 for s in servers for e in s.events("/api/events") if e["name"] == "lost"
+                )
                 print(title, flush=True)
                 print(
                     "  press -> active page: p50 %.1f ms, p99 %.1f ms (%d of %d deliveries)"

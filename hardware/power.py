@@ -132,6 +132,30 @@ def stresses(rows):
     }
 
 
+# The battery board (#22, hardware/battery-board.md): its worst cases, each
+# from a figure named beside it. Its energy budget is the simulator's model
+# (host/qizhong/sim/energy.py, docs/power.md), not power.csv.
+CELLS_V = 3.2  # two fresh alkaline cells in series (battery-board.md, Energizer E91)
+TPS63900_SWITCH_MA = 400  # TPS63900 switch current (TI, KiCad's TPS63900 symbol): bounds its input
+
+
+def battery_stresses():
+    """The battery board's worst case for each part (names used in hardware/battery-parts.csv)."""
+    vsys = 5.25  # USB's upper limit; VSYS is VBUS through the Pico's diode, or the cells
+    buzzer_ma = vsys / 1 + 10  # R23 (1 kOhm) across VSYS and the piezo's charge current
+    return {
+        "vsys_v": vsys,
+        "rail_3v3": 3.3,
+        "cell_ma": TPS63900_SWITCH_MA + buzzer_ma,  # the FETs, holder and leads in the cells' path
+        "buzzer_ma": buzzer_ma,
+        "lever_ma": 3.3 / 50 + 3.3 / 1000,  # the RP2040's pull-up at its lowest, and R1/R2 (1 MOhm)
+        "key_ma": max(3.3 / 50, CELLS_V / 100 + CELLS_V / 1000),  # a key; the power key: R16, R15
+        "schottky_v": vsys,  # D1-D3 reversed: EN from USB against an open key
+        "resistor_mw": vsys**2 / 1,  # the worst: R23, VSYS across 1 kOhm (mW)
+        "speaker_w": 3.3**2 / (2 * 8),  # a full-scale sine from a 3.3 V bridge into 8 Ohm
+    }
+
+
 def lowest_ok_threshold(ma):
     """The lowest LOW_MV (50 mV steps) still leaving REQUIRED_H x MARGIN."""
     mv = 4000

@@ -52,7 +52,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PINOUT = os.path.join(HERE, "pinout.csv")
 JIG_PINS = os.path.join(ROOT, "jig", "pins.py")
-NETLISTS = {"qizhong": os.path.join(HERE, "qizhong.net"), "jig": os.path.join(HERE, "jig.net")}
+PIN_TABLES = os.path.join(HERE, "pintables.csv")
+NETLISTS = {
+    "qizhong": os.path.join(HERE, "qizhong.net"),
+    "jig": os.path.join(HERE, "jig.net"),
+    "battery": os.path.join(HERE, "battery.net"),
+}
 TOOL = "kicad8"  # KiCad's eeschema netlist (export (version "D")), read by Pcbnew 5 to 9
 
 P = Pin.types
@@ -127,7 +132,20 @@ FP = {
     "buzzer": "Buzzer_Beeper:Buzzer_TDK_PS1240P02BT_D12.2mm_H6.5mm",
     "dip16": "Package_DIP:DIP-16_W7.62mm",
     "dip20": "Package_DIP:DIP-20_W7.62mm",
+    # the battery board's
+    "tssop56": "Package_SO:TSSOP-56_6.1x14mm_P0.5mm",
+    "wson10": "Package_SON:WSON-10-1EP_2.5x2.5mm_P0.5mm_EP1.2x2mm",
+    "xfl4020": "Inductor_SMD:L_Coilcraft_XxL4020",
+    "bat2aa": "Battery:BatteryHolder_Keystone_2462_2xAA",
+    # A custom glass's Zebra pads: drawn from the glass maker's drawing once it is
+    # quoted (hardware/battery-board.md); no library has it.
+    "glass": "qizhong:LCD_Glass_Zebra_1x44",
 }
+
+# The battery board's pins beyond hardware/pinout.csv (firmware/boards/pico.py
+# PWR_HOLD, AMP_PWR, BAT_MEAS), and the pin-map signals it leaves unused.
+BATTERY_PINS = {"pwr_hold": 10, "amp_pwr": 11, "key_power": 12, "bat_meas": 13}
+BATTERY_UNUSED = ("i2c1_sda", "i2c1_scl", "oled_res")
 
 
 def read_pinout(path=None):
@@ -163,14 +181,18 @@ class Sheet:
         self.bom = {}  # ref -> BOM part name
         self.fp = {}  # ref -> footprint
         self.pin_count = {}  # ref -> number of pins
+        self.pins = {}  # ref -> ((number, name), ...)
+        self.values = {}  # ref -> value
+        self.table = {}  # ref -> its pin table in hardware/pintables.csv (battery board)
 
     def net(self, name):
         if name not in self.nets:
             self.nets[name] = Net(name, circuit=self.c)
         return self.nets[name]
 
-    def part(self, ref, bom, value, fp, pins, desc=""):
-        """``pins``: (number, name, type) for each pin."""
+    def part(self, ref, bom, value, fp, pins, desc="", table=None):
+        """``pins``: (number, name, type) for each pin; ``table``: the part's pin
+        table in hardware/pintables.csv, which the tests hold these pins to."""
         p = Part(
             tool=SKIDL,
             name=bom,
@@ -185,30 +207,38 @@ class Sheet:
         self.bom[ref] = bom
         self.fp[ref] = FP[fp]
         self.pin_count[ref] = len(pins)
+        self.pins[ref] = tuple((str(n), nm) for n, nm, _ in pins)
+        self.values[ref] = value
+        if table:
+            self.table[ref] = table
         return p
 
-    def r(self, ref, value, a, b, bom=None):
-        p = self.part(ref, bom or "Resistor " + value, value, "r", _two(P.PASSIVE))
+    def r(self, ref, value, a, b, bom=None, table=None):
+        p = self.part(ref, bom or "Resistor " + value, value, "r", _two(P.PASSIVE), table=table)
         self.net(a).connect(p[1])
         self.net(b).connect(p[2])
         return p
 
-    def cap(self, ref, value, a, b, fp="c"):
-        p = self.part(ref, "Capacitor " + value, value, fp, _two(P.PASSIVE))
+    def cap(self, ref, value, a, b, fp="c", table=None):
+        p = self.part(ref, "Capacitor " + value, value, fp, _two(P.PASSIVE), table=table)
         self.net(a).connect(p[1])
         self.net(b).connect(p[2])
         return p
 
-    def pico(self, ref, gpio_nets, rails=("3V3", "VSYS", "VBUS")):
+    def pico(self, ref, gpio_nets, rails=("3V3", "VSYS", "VBUS"), fed=(), tied=None, table=None):
         """A Pico; ``gpio_nets``: GPIO number -> net name. Unused pins are no-connects,
         and so are the supply pins not in ``rails`` (the jig's Pico, powered by its
-        USB, lends only its 3V3)."""
+        USB, lends only its 3V3). ``fed``: rails the board feeds (the battery board
+        drives 3V3 itself); ``tied``: pin name -> net (3V3_EN to GND)."""
+        tied = tied or {}
         pins = []
         for n in range(1, 41):
             name = PICO_PINS[n]
             if name.startswith("GP"):
                 kind = P.BIDIR
             elif name in ("GND", "AGND"):
+                kind = P.PWRIN
+            elif name in fed:
                 kind = P.PWRIN
             elif name in ("3V3", "VBUS"):
                 kind = P.PWROUT
@@ -217,10 +247,12 @@ class Sheet:
             else:
                 kind = P.INPUT
             pins.append((n, name, kind))
-        u = self.part(ref, "Raspberry Pi Pico", "Pico", "pico", pins, "RP2040 board")
+        u = self.part(ref, "Raspberry Pi Pico", "Pico", "pico", pins, "RP2040 board", table=table)
         for n in range(1, 41):
             name = PICO_PINS[n]
-            if name in ("GND", "AGND"):
+            if name in tied:
+                self.net(tied[name]).connect(u[n])
+            elif name in ("GND", "AGND"):
                 self.net("GND").connect(u[n])
             elif name.startswith("GP") and int(name[2:]) in gpio_nets:
                 self.net(gpio_nets[int(name[2:])]).connect(u[n])
@@ -256,7 +288,7 @@ def clock():
     """The clock's circuit."""
     pin = read_pinout()
     s = Sheet()
-    s.pico("U1", {gp: sig for sig, gp in pin.items() if gp not in INTERNAL})
+    s.pico("U1", {gp: sig for sig, gp in pin.items() if gp not in INTERNAL}, table="Pico")
     s.power("GND", "+3V3", "VSYS", "VBUS")
 
     # Levers: switch, pull-up, RC into the Schmitt input.
@@ -343,7 +375,15 @@ def clock():
         (6, "GND", P.PWRIN),
         (7, "VIN", P.PWRIN),
     ]
-    a = s.part("U2", "MAX98357A breakout", "MAX98357A", "amp", pins, "GAIN open: 9 dB")
+    a = s.part(
+        "U2",
+        "MAX98357A breakout",
+        "MAX98357A",
+        "amp",
+        pins,
+        "GAIN open: 9 dB",
+        table="Adafruit3006",
+    )
     s.net("i2s_lrclk").connect(a["LRC"])
     s.net("i2s_bclk").connect(a["BCLK"])
     s.net("i2s_din").connect(a["DIN"])
@@ -363,6 +403,7 @@ def clock():
         "2N3904",
         "to92",
         [(1, "E", P.PASSIVE), (2, "B", P.PASSIVE), (3, "C", P.PASSIVE)],
+        table="2N3904",
     )
     s.r("R11", "1k", "buzzer", "buzzer_base")
     s.r("R12", "10k", "buzzer_base", "GND")
@@ -390,7 +431,9 @@ def clock():
         (5, "VCC", P.PWRIN),
         (6, "GND", P.PWRIN),
     ]
-    u = s.part("U4", "Li-ion protection", "DW01A", "sot23_6", pins, "the cell's guard")
+    u = s.part(
+        "U4", "Li-ion protection", "DW01A", "sot23_6", pins, "the cell's guard", table="DW01A"
+    )
     s.power("prot_vcc", "BAT_N")  # the cell is this chip's supply
     s.r("R24", "100", "BAT_P", "prot_vcc")
     s.cap("C17", "100n", "prot_vcc", "BAT_N")
@@ -419,7 +462,7 @@ def clock():
     s.net("BAT_P").connect(f[1])
     s.net("BAT_F").connect(f[2])
     fet = [(1, "G", P.INPUT), (2, "S", P.PASSIVE), (3, "D", P.PASSIVE)]
-    q = s.part("Q3", "P-MOSFET", "DMG2305UX", "sot23", fet, "reverse-cell guard")
+    q = s.part("Q3", "P-MOSFET", "DMG2305UX", "sot23", fet, "reverse-cell guard", table="DMG2305UX")
     s.net("BAT_F").connect(q["D"])
     s.net("VBAT").connect(q["S"])
     s.net("GND").connect(q["G"])
@@ -433,7 +476,15 @@ def clock():
         (4, "VDD", P.PWRIN),
         (5, "PROG", P.PASSIVE),
     ]
-    u = s.part("U3", "Li-ion charger", "MCP73831-2", "sot23_5", pins, "213 mA (PROG 4.7 kOhm)")
+    u = s.part(
+        "U3",
+        "Li-ion charger",
+        "MCP73831-2",
+        "sot23_5",
+        pins,
+        "213 mA (PROG 4.7 kOhm)",
+        table="MCP73831",
+    )
     s.net("charge_led").connect(u["STAT"])
     s.net("GND").connect(u["VSS"])
     s.net("VBAT").connect(u["VBAT"])
@@ -457,7 +508,7 @@ def clock():
     # Into VSYS by a P-FET, as the Pico datasheet shows: off while VBUS is there
     # (the Pico's own diode feeds VSYS from USB), on from the cell without the
     # Schottky's 0.3 V.
-    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cell into VSYS")
+    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cell into VSYS", table="DMG2305UX")
     s.net("VBAT_SW").connect(q["D"])
     s.net("VSYS").connect(q["S"])
     s.net("VBUS").connect(q["G"])
@@ -470,7 +521,7 @@ def clock():
 
     # J2: the test header for the jig (keyed, shrouded).
     pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
-    j = s.part("J2", "Box header 2x8", "test", "test", pins, "the jig's harness")
+    j = s.part("J2", "Box header 2x8", "test", "test", pins, "the jig's harness", table="Header2x8")
     for k, name in enumerate(HARNESS):
         s.net(name).connect(j[k + 1])
     return s
@@ -530,7 +581,309 @@ def jig():
     return s
 
 
-SHEETS = {"qizhong": clock, "jig": jig}
+def read_pin_tables(path=None):
+    """hardware/pintables.csv: part -> {pin number: row} (name, type, rail, source)."""
+    with open(path or PIN_TABLES, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for r in rows:
+        pins = out.setdefault(r["part"], {})
+        if r["pin"] in pins:
+            raise ValueError("pintables.csv: %s pin %s twice" % (r["part"], r["pin"]))
+        if not r["source"].strip():
+            raise ValueError("pintables.csv: %s pin %s has no source" % (r["part"], r["pin"]))
+        pins[r["pin"]] = r
+    return out
+
+
+def battery():
+    """The battery board's circuit (#22, hardware/battery-board.md): two AA cells,
+    a TPS63900 buck-boost feeding the Pico's 3V3 (its own regulator off), two
+    PCF85176 segment-glass drivers, the amplifier behind a load switch, a soft
+    power switch. Each active part's pins are those of its table in
+    hardware/pintables.csv, where every pin number has its source."""
+    pin = {sig: gp for sig, gp in read_pinout().items() if sig not in BATTERY_UNUSED}
+    pin.update(BATTERY_PINS)
+    s = Sheet()
+    s.pico(
+        "U1",
+        {gp: sig for sig, gp in pin.items() if gp not in INTERNAL},
+        fed=("3V3",),
+        tied={"3V3_EN": "GND"},  # the Pico's RT6150 off: the TPS63900 feeds 3V3
+        table="Pico",
+    )
+    s.power("GND", "+3V3", "VSYS", "VBUS", "CELLS_IN", "CELLS")
+    two = "2-terminal"
+
+    # Levers: 1 MOhm pull-ups (3.3 uA while held), 1 kOhm + 100 pF into the pin.
+    for i, side in enumerate(("left", "right")):
+        sig, sw = "lever_" + side, "lever_%s_sw" % side
+        p = s.part(
+            "SW%d" % (i + 1),
+            "Lever microswitch",
+            "D2F-01L",
+            "xh2",
+            [(1, "COM", P.PASSIVE), (2, "NO", P.PASSIVE)],
+            "on a 2-wire lead: COM and NO",
+            table="D2F-lead",
+        )
+        s.net("GND").connect(p[1])
+        s.net(sw).connect(p[2])
+        s.r("R%d" % (1 + i), "1M", "+3V3", sw, table=two)
+        s.r("R%d" % (3 + i), "1k", sw, sig, table=two)
+        s.cap("C%d" % (1 + i), "100p", sig, "GND", table=two)
+
+    # Arbiter keys on the internal pull-ups, 1 kOhm and 100 nF at the pin.
+    for i, key in enumerate(("key_start", "key_menu", "key_plus", "key_minus", "key_ok")):
+        p = s.part(
+            "SW%d" % (3 + i),
+            "Arbiter key",
+            key[4:],
+            "xh2",
+            _two(P.PASSIVE),
+            "12 mm tactile switch on the front panel",
+            table=two,
+        )
+        s.net(key + "_sw").connect(p[1])
+        s.net("GND").connect(p[2])
+        s.r("R%d" % (5 + i), "1k", key, key + "_sw", table=two)
+        s.cap("C%d" % (3 + i), "100n", key, "GND", table=two)
+
+    # Tilt: mounted open while the clock stands, so it draws nothing at rest.
+    p = s.part("SW8", "Tilt switch", "SW-520D", "xh2", _two(P.PASSIVE), "open upright", table=two)
+    s.r("R10", "1k", "tilt", "tilt_sw", table=two)
+    s.net("tilt_sw").connect(p[1])
+    s.net("tilt_jp").connect(p[2])
+    p = s.part(
+        "JP1",
+        "Jumper",
+        "tilt",
+        "jumper",
+        _two(P.PASSIVE),
+        "open while the jig drives tilt",
+        table=two,
+    )
+    s.net("tilt_jp").connect(p[1])
+    s.net("GND").connect(p[2])
+    s.cap("C8", "100n", "tilt", "GND", table=two)
+
+    # The cells, a P-FET against a reversed pair, and a P-FET into VSYS that
+    # VBUS turns off (the Pico datasheet's battery circuit).
+    pins = [(1, "+", P.PWROUT), (2, "-", P.PASSIVE)]
+    bt = s.part(
+        "BT1",
+        "Battery holder 2xAA",
+        "2xAA",
+        "bat2aa",
+        pins,
+        "two alkaline cells in series",
+        table="Keystone2462",
+    )
+    s.net("CELLS_IN").connect(bt["+"])
+    s.net("GND").connect(bt["-"])
+    fet = [(1, "G", P.INPUT), (2, "S", P.PASSIVE), (3, "D", P.PASSIVE)]
+    q = s.part("Q3", "P-MOSFET", "DMG2305UX", "sot23", fet, "reverse-cell guard", table="DMG2305UX")
+    s.net("CELLS_IN").connect(q["D"])
+    s.net("CELLS").connect(q["S"])
+    s.net("GND").connect(q["G"])
+    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cells into VSYS", table="DMG2305UX")
+    s.net("CELLS").connect(q["D"])
+    s.net("VSYS").connect(q["S"])
+    s.net("VBUS").connect(q["G"])
+    s.r("R11", "100k", "VBUS", "GND", table=two)  # the gate low when no USB
+
+    # 3.3 V: the TPS63900 from VSYS. SEL low: the CFG resistors' first setting;
+    # their values come from the datasheet's resistor table (open, battery-board.md).
+    pins = [
+        (1, "EN", P.INPUT),
+        (2, "SEL", P.INPUT),
+        (3, "CFG1", P.INPUT),
+        (4, "CFG2", P.INPUT),
+        (5, "CFG3", P.INPUT),
+        (6, "VOUT", P.PWROUT),
+        (7, "LX2", P.PASSIVE),
+        (8, "GND", P.PWRIN),
+        (9, "LX1", P.PASSIVE),
+        (10, "VIN", P.PWRIN),
+        (11, "EP", P.PWRIN),
+    ]
+    u = s.part(
+        "U2", "Buck-boost 3.3 V", "TPS63900", "wson10", pins, "75 nA quiescent", table="TPS63900"
+    )
+    s.net("VSYS").connect(u["VIN"])
+    s.net("+3V3").connect(u["VOUT"])
+    s.net("GND").connect(u["GND"], u["EP"], u["SEL"])
+    s.net("tps_en").connect(u["EN"])
+    s.net("tps_lx1").connect(u["LX1"])
+    s.net("tps_lx2").connect(u["LX2"])
+    for k in (1, 2, 3):
+        s.net("tps_cfg%d" % k).connect(u["CFG%d" % k])
+        s.r(
+            "R%d" % (11 + k),
+            "CFG%d" % k,
+            "tps_cfg%d" % k,
+            "GND",
+            bom="Resistor TPS63900 CFG",
+            table=two,
+        )
+    ind = s.part("L1", "Inductor 2.2 uH", "2.2u", "xfl4020", _two(P.PASSIVE), "TPS63900", table=two)
+    s.net("tps_lx1").connect(ind[1])
+    s.net("tps_lx2").connect(ind[2])
+    s.cap("C9", "10u", "VSYS", "GND", fp="c_bulk", table=two)  # at VIN
+    s.cap("C10", "10u", "+3V3", "GND", fp="c_bulk", table=two)  # at VOUT
+
+    # Soft power: EN high through a Schottky from the power key (cells), from
+    # pwr_hold (the firmware holds itself on) or from VBUS; 1 MOhm pulls it low.
+    d = [(1, "A", P.PASSIVE), (2, "NC", P.NOCONNECT), (3, "K", P.PASSIVE)]
+    for k, src in enumerate(("key_pwr_sw", "pwr_hold", "VBUS")):
+        dd = s.part(
+            "D%d" % (1 + k),
+            "Schottky diode",
+            "BAT54",
+            "sot23",
+            d,
+            "to the TPS63900's EN",
+            table="BAT54",
+        )
+        s.net(src).connect(dd["A"])
+        s.net("tps_en").connect(dd["K"])
+        s.c.NC.connect(dd["NC"])
+    s.r("R15", "1M", "tps_en", "GND", table=two)
+    p = s.part("SW9", "Arbiter key", "power", "xh2", _two(P.PASSIVE), "the power key", table=two)
+    s.net("CELLS").connect(p[1])
+    s.net("key_pwr_sw").connect(p[2])
+    s.r("R16", "100k", "key_pwr_sw", "key_power", table=two)  # read by GP12 (its pull-down)
+
+    # Segment glasses: one PCF85176 each, both on I2C0, SA0 low (0x38) and high
+    # (0x39); internal oscillator (OSC to VSS), not cascaded (SYNC, CLK open),
+    # subaddress 0 (A0-A2 to VSS), VLCD = VDD = 3.3 V.
+    names = {1: "BP2", 2: "BP1", 3: "BP3", 56: "BP0"}
+    names.update({4 + k: "S%d" % k for k in range(40)})
+    ctl = ("SDA", "SCL", "SYNC", "CLK", "VDD", "OSC", "A0", "A1", "A2", "SA0", "VSS", "VLCD")
+    names.update(zip(range(44, 56), ctl, strict=True))
+    kinds = {"SDA": P.BIDIR, "SYNC": P.NOCONNECT, "CLK": P.NOCONNECT}
+    kinds.update({"VDD": P.PWRIN, "VSS": P.PWRIN, "VLCD": P.PWRIN})
+    for i in (0, 1):
+        pins = []
+        for n in range(1, 57):
+            nm = names[n]
+            out = re.fullmatch(r"BP\d|S\d+", nm)
+            pins.append((n, nm, kinds.get(nm, P.OUTPUT if out else P.INPUT)))
+        ref = "U%d" % (3 + i)
+        u = s.part(
+            ref, "LCD driver", "PCF85176", "tssop56", pins, ("left", "right")[i], table="PCF85176T"
+        )
+        s.net("+3V3").connect(u["VDD"], u["VLCD"])
+        s.net("GND").connect(u["VSS"], u["OSC"], u["A0"], u["A1"], u["A2"])
+        s.net(("GND", "+3V3")[i]).connect(u["SA0"])
+        s.net("i2c0_sda").connect(u["SDA"])
+        s.net("i2c0_scl").connect(u["SCL"])
+        s.c.NC.connect(u["SYNC"], u["CLK"])
+        s.cap("C%d" % (11 + i), "100n", "+3V3", "GND", table=two)
+        glass = [(1 + k, "COM%d" % k, P.PASSIVE) for k in range(4)]
+        glass += [(5 + k, "SEG%d" % k, P.PASSIVE) for k in range(40)]
+        side = ("left", "right")[i]
+        g = s.part(
+            "DS%d" % (1 + i), "Segment LCD glass", "4x40", "glass", glass, side, table="Glass44"
+        )
+        for k in range(4):
+            s.net("ds%d_com%d" % (1 + i, k)).connect(u["BP%d" % k], g["COM%d" % k])
+        for k in range(40):
+            s.net("ds%d_seg%d" % (1 + i, k)).connect(u["S%d" % k], g["SEG%d" % k])
+    s.r("R17", "4k7", "+3V3", "i2c0_scl", table=two)
+    s.r("R18", "4k7", "+3V3", "i2c0_sda", table=two)
+
+    # Voice: the amplifier's supply through a TPS22917 on amp_pwr (ON pulled
+    # low, never floating), QOD to VOUT (the rail discharged when off), CT open
+    # (fastest turn-on); the breakout's 7-pin header as on the OLED board.
+    pins = [
+        (1, "VIN", P.PWRIN),
+        (2, "GND", P.PWRIN),
+        (3, "ON", P.INPUT),
+        (4, "CT", P.NOCONNECT),
+        (5, "QOD", P.PASSIVE),
+        (6, "VOUT", P.PWROUT),
+    ]
+    u = s.part(
+        "U5", "Load switch", "TPS22917", "sot23_6", pins, "the amplifier's supply", table="TPS22917"
+    )
+    s.net("+3V3").connect(u["VIN"])
+    s.net("GND").connect(u["GND"])
+    s.net("amp_pwr").connect(u["ON"])
+    s.net("amp_vin").connect(u["VOUT"], u["QOD"])
+    s.c.NC.connect(u["CT"])
+    s.r("R19", "100k", "amp_pwr", "GND", table=two)
+    pins = [
+        (1, "LRC", P.INPUT),
+        (2, "BCLK", P.INPUT),
+        (3, "DIN", P.INPUT),
+        (4, "GAIN", P.NOCONNECT),
+        (5, "SD", P.INPUT),
+        (6, "GND", P.PWRIN),
+        (7, "VIN", P.PWRIN),
+    ]
+    a = s.part(
+        "U6",
+        "MAX98357A breakout",
+        "MAX98357A",
+        "amp",
+        pins,
+        "GAIN open: 9 dB",
+        table="Adafruit3006",
+    )
+    s.net("i2s_lrclk").connect(a["LRC"])
+    s.net("i2s_bclk").connect(a["BCLK"])
+    s.net("i2s_din").connect(a["DIN"])
+    s.net("amp_sd").connect(a["SD"])
+    s.net("GND").connect(a["GND"])
+    s.net("amp_vin").connect(a["VIN"])
+    s.c.NC.connect(a["GAIN"])
+    s.r("R20", "10k", "amp_sd", "GND", table=two)
+    s.cap("C13", "10u", "amp_vin", "GND", fp="c_bulk", table=two)
+
+    # Buzzer: as the OLED board, from VSYS.
+    npn = [(1, "E", P.PASSIVE), (2, "B", P.PASSIVE), (3, "C", P.PASSIVE)]
+    q = s.part("Q1", "NPN transistor", "2N3904", "to92", npn, table="2N3904")
+    s.r("R21", "1k", "buzzer", "buzzer_base", table=two)
+    s.r("R22", "10k", "buzzer_base", "GND", table=two)
+    s.net("buzzer_base").connect(q["B"])
+    s.net("GND").connect(q["E"])
+    s.net("buzzer_drive").connect(q["C"])
+    bz = s.part("BZ1", "Piezo buzzer", "PS1240", "buzzer", _two(P.PASSIVE), table=two)
+    s.net("VSYS").connect(bz[1])
+    s.net("buzzer_drive").connect(bz[2])
+    s.r("R23", "1k", "VSYS", "buzzer_drive", table=two)
+
+    # The cells read on GP26 through 1M/1M, switched on by bat_meas: an NPN
+    # pulls the P-FET's gate low; at rest the divider and the gate draw nothing.
+    q = s.part(
+        "Q5", "P-MOSFET", "DMG2305UX", "sot23", fet, "the divider's switch", table="DMG2305UX"
+    )
+    s.net("CELLS").connect(q["S"])
+    s.net("bat_div").connect(q["D"])
+    s.net("bat_gate").connect(q["G"])
+    s.r("R24", "1M", "CELLS", "bat_gate", table=two)
+    q = s.part(
+        "Q2", "NPN transistor", "2N3904", "to92", npn, "drives Q5 on bat_meas", table="2N3904"
+    )
+    s.net("bat_gate").connect(q["C"])
+    s.net("GND").connect(q["E"])
+    s.net("bat_base").connect(q["B"])
+    s.r("R25", "100k", "bat_meas", "bat_base", table=two)
+    s.r("R26", "1M", "bat_base", "GND", table=two)
+    s.r("R27", "1M", "bat_div", "bat_sense", table=two)
+    s.r("R28", "1M", "bat_sense", "GND", table=two)
+    s.cap("C14", "100n", "bat_sense", "GND", table=two)
+
+    # J2: the jig's test header, as on the OLED board.
+    pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
+    j = s.part("J2", "Box header 2x8", "test", "test", pins, "the jig's harness", table="Header2x8")
+    for k, name in enumerate(HARNESS):
+        s.net(name).connect(j[k + 1])
+    return s
+
+
+SHEETS = {"qizhong": clock, "jig": jig, "battery": battery}
 
 
 def main(argv):

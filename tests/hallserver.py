@@ -113,6 +113,19 @@ class Server:
         with urllib.request.urlopen(self.url + path, timeout=10) as r:
             return json.load(r)
 
+    def events(self, path: str = "/api/events") -> list[Any]:
+        """Every kept event of a paged events path (``/api/events``,
+        ``/api/boards/N/events``), following each page's ``Link`` next."""
+        from qizhong.server.client import next_page
+
+        out: list[Any] = []
+        at: str | None = path
+        while at is not None:
+            with urllib.request.urlopen(self.url + at, timeout=10) as r:
+                out += json.load(r)
+                at = next_page(r.headers.get("Link", ""))
+        return out
+
     def post(self, path: str, body: dict[str, Any], password: str | None = PASSWORD) -> Any:
         req = urllib.request.Request(
             self.url + path,

@@ -39,6 +39,8 @@ SKIP = {
     "make test": "this test runs inside it",
     ".venv/bin/qizhong serve --port": "two clocks on USB (tests/test_server.py: simulated ones)",
     ".venv/bin/qizhong serve --mqtt": "a broker on another laptop (tests/test_mqtt.py: loopback)",
+    "sudo mosquitto_passwd": "writes the broker's /etc/mosquitto, asking for a password "
+    "(tests/test_mqtt.py makes its own file with mosquitto_passwd)",
     "curl -s http://127.0.0.1:8080/live.pgn": "a server running (tests/test_server.py reads it)",
     "curl -s http://127.0.0.1:8080/api/boards/1/session": "a server running "
     "(tests/test_hall_session.py reads it)",

@@ -78,7 +78,7 @@ def test_a_full_disk_is_an_alert_the_board_stays_live_and_nothing_is_lost(server
     server.wait(ws, is_event("press", 1))  # fetched again from the clock, now kept
     server.post("/api/boards/1/pause", {})
     server.wait(ws, is_event("pause", 1))
-    presses = [e for e in server.get("/api/events") if e["name"] == "press"]
+    presses = [e for e in server.events() if e["name"] == "press"]
     assert [(e["board"], e["side"]) for e in presses] == [(1, 0)]
     assert all(a["outcome"] == "ok" for a in server.get("/api/actions"))
 
@@ -161,3 +161,58 @@ def test_logins_are_rate_limited_per_address(server):
     codes = [call(server, "POST", "/api/boards/1/pause", {}, source="127.0.0.3",
                   password="guess%d" % i)[0] for i in range(8)]  # fmt: skip
     assert codes[:5] == [401] * 5 and set(codes[5:]) == {429}, codes
+
+
+def test_events_come_in_bounded_pages_none_lost_or_doubled(tmp_path):
+    """``/api/events`` answered a long day's events in one answer: now a page
+    of at most 1,000 (``?limit=`` up to 5,000), the next one named by a
+    ``Link: <...>; rel="next"`` header; every event once across the pages.
+    Bad paging values are a JSON 400 naming the parameter."""
+    from qizhong.clocks.link import Event
+    from qizhong.server.client import ServerLink, next_page
+    from qizhong.server.store import Store
+
+    db = str(tmp_path / "hall.sqlite")
+    store = Store(db)
+    boards = [
+        store.board_for("day-%d" % k, "/dev/day%d" % k, "xiangqi", "xq-rapid") for k in (1, 2)
+    ]
+    for seq in range(1, 1301):  # a long day: 2,600 events on two boards, interleaved
+        for b in boards:
+            store.add_event(b.no, "boot1", Event(seq, seq * 1000, "press", seq % 2, 0, (9, 9)))
+    kept = [st.id for st in store.events()]
+    store.close()
+    assert len(kept) == 2600
+    s = Server(db, 0)
+    try:
+        status, first, headers = call(s, "GET", "/api/events")
+        assert status == 200 and len(first) == 1000
+        assert next_page(headers["Link"]) == "/api/events?after=%d&limit=1000" % first[-1]["id"]
+        assert [e["id"] for e in s.events()] == kept  # all, in order, each once
+        seen, at, pages = [], "/api/events?limit=7", 0
+        while at is not None:
+            status, rows, headers = call(s, "GET", at)
+            assert status == 200 and len(rows) <= 7
+            seen += [e["id"] for e in rows]
+            at, pages = next_page(headers.get("Link", "")), pages + 1
+        assert seen == kept and pages == -(-2600 // 7)
+        mine = [e["id"] for e in s.events("/api/boards/2/events?limit=500")]
+        assert len(mine) == 1300 and set(mine) == {e for e in kept if e % 2 == 0}
+        assert len(s.get("/api/events?limit=5000")) == 2600
+        # The command line's link to a served clock reads past the first page too.
+        assert ServerLink(s.url, 2, "/dev/day2")._row == kept[-1]
+        for query, name in (
+            ("limit=0", "limit"),
+            ("limit=5001", "limit"),
+            ("limit=abc", "limit"),
+            ("limit=" + "9" * 40, "limit"),
+            ("limit=-1", "limit"),
+            ("after=-1", "after"),
+            ("after=1.5", "after"),
+            ("afterr=3", "afterr"),
+        ):
+            for path in ("/api/events?", "/api/boards/1/events?"):
+                status, answer, _ = call(s, "GET", path + query)
+                assert status == 400 and answer["error"].startswith(name), (query, answer)
+    finally:
+        s.stop()

@@ -46,7 +46,7 @@ def nets_of(netlist):
     return out
 
 
-@pytest.mark.parametrize("name", ["qizhong", "jig"])
+@pytest.mark.parametrize("name", ["qizhong", "jig", "battery"])
 def test_erc_finds_no_error_and_no_warning(sheets, name):
     assert sheets[name].erc() == (0, 0)
 
@@ -60,7 +60,7 @@ def test_erc_catches_two_outputs_on_one_net():
     assert errors > 0
 
 
-@pytest.mark.parametrize("name", ["qizhong", "jig"])
+@pytest.mark.parametrize("name", ["qizhong", "jig", "battery"])
 def test_the_committed_netlist_is_regenerated_byte_for_byte(sheets, name):
     with open(schematic.NETLISTS[name], encoding="utf-8") as f:
         committed = f.read()
@@ -114,7 +114,10 @@ def _bom(path):
         return list(csv.DictReader(f))
 
 
-@pytest.mark.parametrize(("name", "bom"), [("qizhong", "bom.csv"), ("jig", "jig-bom.csv")])
+@pytest.mark.parametrize(
+    ("name", "bom"),
+    [("qizhong", "bom.csv"), ("jig", "jig-bom.csv"), ("battery", "battery-bom.csv")],
+)
 def test_bom_lists_every_schematic_part_and_adds_up(sheets, name, bom):
     rows = _bom(os.path.join(HW, bom))
     assert list(rows[0]) == [
@@ -205,18 +208,26 @@ def _pins_in_name(fp):
 
 @pytest.mark.parametrize(
     ("name", "bom", "parts"),
-    [("qizhong", "bom.csv", "parts.csv"), ("jig", "jig-bom.csv", "jig-parts.csv")],
+    [
+        ("qizhong", "bom.csv", "parts.csv"),
+        ("jig", "jig-bom.csv", "jig-parts.csv"),
+        ("battery", "battery-bom.csv", "battery-parts.csv"),
+    ],
 )
 def test_every_part_has_its_datasheet_footprint_and_rating(sheets, name, bom, parts):
     """hardware/parts.csv: each BOM line's datasheet, footprint, pins and pitch,
-    and its rating against the worst case of hardware/power.py (#25)."""
+    and its rating against the worst case of hardware/power.py (#25); the
+    battery board's against ``power.battery_stresses`` (#22)."""
     rows = _bom(os.path.join(HW, parts))
     assert list(rows[0]) == PARTS_COLUMNS
     sheet = sheets[name]
     by_refs = {r["refs"]: r for r in rows if r["refs"] != "-"}
     bom_refs = {r["refs"]: r for r in _bom(os.path.join(HW, bom)) if r["refs"] != "-"}
     assert set(by_refs) == set(bom_refs), "a BOM line without its parts row, or the reverse"
-    stresses = power.stresses(power.read_parts())
+    if name == "battery":
+        stresses = power.battery_stresses()
+    else:
+        stresses = power.stresses(power.read_parts())
     checked = 0
     for r in rows:
         assert r["datasheet"], r["refs"]
@@ -286,3 +297,178 @@ def test_the_battery_boards_bom_adds_up():
     with open(os.path.join(HW, "battery-board.md"), encoding="utf-8") as f:
         stated = int(re.search(r"about \$(\d+) in single units", f.read()).group(1))
     assert abs(total - stated) < 1, total
+
+
+# The battery board's netlist (#22, #25): every part's pins against the pin
+# table it names in hardware/pintables.csv, where each pin has its source.
+
+
+def _pin_table_problems(sheet, tables):
+    """Parts with no table, or whose pins (number and name) differ from it."""
+    out = []
+    for ref, pins in sheet.pins.items():
+        table = sheet.table.get(ref)
+        if table not in tables:
+            out.append("%s: no pin table (%r)" % (ref, table))
+            continue
+        want = {(n, row["name"]) for n, row in tables[table].items()}
+        if set(pins) != want or len(pins) != len(want):
+            out.append("%s (%s): %s" % (ref, table, sorted(set(pins) ^ want)))
+    return out
+
+
+def _rail_problems(sheet, nets, tables):
+    """Power and strap pins whose table names a rail, not on that rail."""
+    where = {node: name for name, nodes in nets.items() for node in nodes}
+    out = []
+    for ref, table in sheet.table.items():
+        for n, row in tables[table].items():
+            if row["rail"] and where.get((ref, n)) != row["rail"]:
+                out.append(
+                    "%s.%s %s: on %s, not %s"
+                    % (ref, n, row["name"], where.get((ref, n)), row["rail"])
+                )
+    return out
+
+
+def _pins_on_two_nets(nets):
+    seen, out = {}, []
+    for name, nodes in nets.items():
+        for node in nodes:
+            if node in seen:
+                out.append("%s.%s on %s and %s" % (*node, seen[node], name))
+            seen[node] = name
+    return out
+
+
+def test_the_pin_tables_name_a_source_for_every_pin():
+    tables = schematic.read_pin_tables()
+    with open(schematic.PIN_TABLES, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["part", "pin", "name", "type", "rail", "source"]
+    assert all(r["source"].strip() for r in rows)
+    assert len(rows) == sum(len(t) for t in tables.values())  # no pin twice
+    assert sorted(tables["PCF85176T"], key=int) == [str(n) for n in range(1, 57)]
+    assert sorted(tables["TPS63900"], key=int) == [str(n) for n in range(1, 12)]
+
+
+def test_a_pin_table_without_a_source_is_refused(tmp_path):
+    bad = tmp_path / "pintables.csv"
+    bad.write_text("part,pin,name,type,rail,source\nX,1,A,in,,\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no source"):
+        schematic.read_pin_tables(str(bad))
+
+
+def test_every_battery_part_has_its_tables_pins(sheets):
+    tables = schematic.read_pin_tables()
+    sheet = sheets["battery"]
+    assert set(sheet.table) == set(sheet.pins)  # every part names its table
+    assert _pin_table_problems(sheet, tables) == []
+
+
+def test_a_part_that_differs_from_its_table_is_caught(sheets):
+    """The check can fail: the PCF85176's VDD and VSS swapped, a pin missing."""
+    tables = schematic.read_pin_tables()
+    sheet = schematic.battery()
+    pins = dict(sheet.pins["U3"])
+    pins["48"], pins["54"] = pins["54"], pins["48"]
+    sheet.pins["U3"] = tuple(pins.items())
+    sheet.pins["U5"] = sheet.pins["U5"][:-1]
+    problems = _pin_table_problems(sheet, tables)
+    assert len(problems) == 2 and "U3" in problems[0] and "U5" in problems[1]
+
+
+@pytest.mark.parametrize("name", ["qizhong", "jig", "battery"])
+def test_no_pin_is_on_two_nets(sheets, name):
+    assert _pins_on_two_nets(nets_of(sheets[name].netlist())) == []
+
+
+def test_no_pin_on_two_nets_is_caught():
+    assert _pins_on_two_nets({"a": {("U1", "1")}, "b": {("U1", "1"), ("U2", "1")}})
+
+
+def test_battery_power_pins_are_on_their_rails(sheets):
+    tables = schematic.read_pin_tables()
+    sheet = sheets["battery"]
+    nets = nets_of(sheet.netlist())
+    assert _rail_problems(sheet, nets, tables) == []
+    # every supply pin has a rail in its table, so none escapes the check
+    for table in set(sheet.table.values()):
+        for n, row in tables[table].items():
+            assert row["type"] != "power" or row["rail"], "%s pin %s" % (table, n)
+    # and a pin moved off its rail is caught: the TPS63900's VIN on the cells
+    nets = {k: set(v) for k, v in nets.items()}
+    nets["VSYS"].discard(("U2", "10"))
+    nets["CELLS"].add(("U2", "10"))
+    assert _rail_problems(sheet, nets, tables) == ["U2.10 VIN: on CELLS, not VSYS"]
+
+
+def test_each_glass_meets_its_driver_line_for_line(sheets):
+    """COMk to BPk, SEGk to Sk, by name through the pin tables, and nothing else
+    on those nets."""
+    sheet = sheets["battery"]
+    nets = nets_of(sheet.netlist())
+    where = {node: name for name, nodes in nets.items() for node in nodes}
+    for glass, driver in (("DS1", "U3"), ("DS2", "U4")):
+        by_name = {nm: n for n, nm in sheet.pins[driver]}
+        for n, nm in sheet.pins[glass]:
+            line = ("BP" + nm[3:]) if nm.startswith("COM") else ("S" + nm[3:])
+            net = where[(glass, n)]
+            assert nets[net] == {(glass, n), (driver, by_name[line])}, nm
+
+
+def test_the_battery_board_follows_the_firmwares_pins_and_addresses(sheets):
+    """GP10-GP13 as firmware/boards/pico.py has them, and the two PCF85176 at
+    0x38 and 0x39 by SA0 (GLASS_ADDR): the firmware and the netlist agree."""
+    with open(os.path.join(ROOT, "firmware", "boards", "pico.py"), encoding="utf-8") as f:
+        fw = f.read()
+
+    def const(name):
+        return int(re.search(r"^%s = const\((\w+)\)" % name, fw, re.M).group(1), 0)
+
+    pins = schematic.BATTERY_PINS
+    assert (pins["pwr_hold"], pins["amp_pwr"], pins["bat_meas"]) == (
+        const("PWR_HOLD"),
+        const("AMP_PWR"),
+        const("BAT_MEAS"),
+    )
+    nets = nets_of(sheets["battery"].netlist())
+    for sig, gp in pins.items():
+        assert ("U1", str(schematic.GP_PINS[gp])) in nets[sig], sig
+    for sig in schematic.BATTERY_UNUSED:
+        assert sig not in nets
+    sa0 = {
+        ref: name
+        for name, nodes in nets.items()
+        for ref, pin in nodes
+        if pin == "53" and ref in ("U3", "U4")
+    }
+    assert const("GLASS_ADDR") == 0x38 and sa0 == {"U3": "GND", "U4": "+3V3"}
+    assert ("U1", "37") in nets["GND"]  # 3V3_EN: the Pico's own regulator off
+
+
+def test_the_battery_boards_open_items_are_listed():
+    """What the netlist leaves open (the CFG resistors' values, the glass's
+    footprint, the PCF85176 pin table's confirmation) is listed in
+    battery-board.md, so nothing unchecked is ordered."""
+    sheet = schematic.battery()
+    with open(os.path.join(HW, "battery-board.md"), encoding="utf-8") as f:
+        doc = f.read()
+    open_items = doc.split("## Open before ordering", 1)[1].split("\n## ", 1)[0]
+    for ref in ("R12", "R13", "R14"):
+        assert sheet.values[ref].startswith("CFG"), ref  # no value guessed
+        assert ref in open_items
+    assert sheet.fp["DS1"].startswith("qizhong:") and "qizhong:LCD_Glass_Zebra_1x44" in open_items
+    tables = schematic.read_pin_tables()
+    assert "not read" in tables["PCF85176T"]["48"]["source"] and "PCF85176" in open_items
+
+
+def test_the_oled_boards_tabled_parts_have_their_tables_pins(sheets):
+    """The same pin check on the OLED board's parts that name a table (the
+    Pico, the charger, the cell protection, the FETs, the amplifier header)."""
+    sheet = sheets["qizhong"]
+    assert {"U1", "U2", "U3", "U4", "Q1", "Q3", "Q4", "J2"} <= set(sheet.table)
+    tabled = schematic.Sheet()
+    tabled.pins = {ref: sheet.pins[ref] for ref in sheet.table}
+    tabled.table = sheet.table
+    assert _pin_table_problems(tabled, schematic.read_pin_tables()) == []

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -20,20 +21,23 @@ from qizhong.server import sims
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
-@pytest.fixture
-def broker(tmp_path):
+def mosquitto(tmp_path, conf=""):
+    """Debian's mosquitto on a free loopback port, with ``conf`` added to its
+    configuration; yields its ``HOST:PORT``."""
     if not os.path.exists(MOSQUITTO):
         pytest.fail("Debian's mosquitto is needed: apt-get install mosquitto (make test does it)")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    conf = tmp_path / "mosquitto.conf"
-    conf.write_text(
-        "listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n"
-        "max_queued_messages 100000\n" % port  # a slow test machine loses no message
+    path = tmp_path / "mosquitto.conf"
+    path.write_text(
+        "listener %d 127.0.0.1\npersistence false\n"
+        "max_queued_messages 100000\n"
+        % port  # a slow test machine loses no message
+        + conf
     )
     proc = subprocess.Popen(
-        [MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        [MOSQUITTO, "-c", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     # mosquitto says nothing when ready: wait for its port, bounded in count.
     for _ in range(200):
@@ -46,9 +50,16 @@ def broker(tmp_path):
                 pytest.fail("mosquitto did not start: %s" % proc.stderr.read().decode())
             except subprocess.TimeoutExpired:
                 pass
-    yield "127.0.0.1:%d" % port
-    proc.terminate()
-    proc.wait(10)
+    try:
+        yield "127.0.0.1:%d" % port
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture
+def broker(tmp_path):
+    yield from mosquitto(tmp_path, "allow_anonymous true\n")
 
 
 def test_two_servers_on_one_broker_show_one_hall(tmp_path, broker):
@@ -125,7 +136,7 @@ def test_commands_from_another_laptop_carry_the_clocks_own_tag(tmp_path, broker)
         with pytest.raises(urllib.error.HTTPError) as refused:
             a.post("/api/boards/1/start", {"side": 0})  # a start an idle clock would take
         assert refused.value.code == 409 and "auth" in refused.value.read().decode()
-        assert [e["arg"] for e in a.get("/api/events") if e["name"] == "penalty"] == [-5000]
+        assert [e["arg"] for e in a.events() if e["name"] == "penalty"] == [-5000]
     finally:
         if remote is not None:
             remote.close()
@@ -138,7 +149,8 @@ def test_commands_from_another_laptop_carry_the_clocks_own_tag(tmp_path, broker)
 class Anon:
     """Anyone on the hall's network: a paho client with no key and no password."""
 
-    def __init__(self, broker):
+    def __init__(self, broker, user=None, password=None, ca=None):
+        """``user``, ``password``: a login on a locked broker; ``ca``: TLS."""
         import queue
 
         import paho.mqtt.client as mqtt
@@ -147,13 +159,34 @@ class Anon:
         self.got = queue.Queue()
         self.announced = queue.Queue()  # servers' announcements, apart from replies
         self.acked = queue.Queue()  # the broker's SUBACKs
+        self.connack = queue.Queue()  # the broker's answers to our CONNECT
+        self.everything = []  # (topic, payload) of every message, in order
+        self.arrived = threading.Condition()
         self.c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
         self.c.on_message = self._message
         self.c.on_subscribe = lambda c, u, mid, codes, props: self.acked.put(mid)
+        self.c.on_connect = lambda c, u, f, rc, p=None: self.connack.put(rc)
+        if user is not None:
+            self.c.username_pw_set(user, password)
+        if ca is not None:
+            self.c.tls_set(ca_certs=ca)
         self.c.connect(host, int(port))
         self.c.loop_start()
 
+    def until(self, done, timeout=20.0):
+        """Wait (bounded) until ``done(everything)`` holds."""
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: done(self.everything), timeout), self.everything
+
+    def refused(self, timeout=20.0):
+        """The broker's answer to our login: "" if it took it, else why not."""
+        rc = self.connack.get(timeout=timeout)
+        return str(rc) if rc.is_failure else ""
+
     def _message(self, client, userdata, m):
+        with self.arrived:
+            self.everything.append((m.topic, bytes(m.payload)))
+            self.arrived.notify_all()
         if "/server/" in m.topic:
             self.announced.put((m.topic, m.payload))
         else:
@@ -259,7 +292,7 @@ def test_an_anonymous_command_changes_no_clock_and_every_relayed_change_is_recor
         assert got["904"]["ok"]
         board = a.get("/api/boards/1")
         assert board["state"] == "idle" and board["left"][0] <= 15 * 60000
-        assert not [e for e in a.get("/api/events") if e["name"] in ("start", "penalty")]
+        assert not [e for e in a.events() if e["name"] in ("start", "penalty")]
         relays = [x for x in a.get("/api/actions") if x["verb"] == "relay"]
         assert [r["args"]["text"].split()[0] for r in relays] == ["903"]  # queries: not kept
         assert relays[0]["outcome"].startswith("refused: auth unpaired")
@@ -443,3 +476,196 @@ def test_the_hall_page_renders_and_links_only_what_the_schema_lets_through(tmp_p
             browser.quit()
         anon.close()
         a.stop()
+
+
+# -- a locked broker (docs/security.md, "A locked broker") ------------------------------------
+
+SECURITY_MD = os.path.join(os.path.dirname(os.path.dirname(__file__)), "docs", "security.md")
+
+
+def documented_patterns():
+    """The ACL's ``pattern`` lines, as docs/security.md gives them."""
+    with open(SECURITY_MD) as f:
+        lines = [x.strip() for x in f if x.startswith("pattern ")]
+    assert len(lines) == 3, lines
+    return lines
+
+
+@pytest.fixture
+def locked(tmp_path):
+    yield from locked_broker(tmp_path)
+
+
+@pytest.fixture
+def locked_tls(tmp_path):
+    yield from locked_broker(tmp_path, tls=True)
+
+
+def certificates(folder):
+    """A test CA, and the broker's certificate for 127.0.0.1 signed by it
+    (openssl): the paths (ca.crt, server.crt, server.key)."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run = lambda *a: subprocess.run(["openssl", *a], check=True, capture_output=True, cwd=folder)  # noqa: E731
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+        "-subj", "/CN=qizhong test CA")  # fmt: skip
+    run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "san.ext")  # fmt: skip
+    return [str(folder / n) for n in ("ca.crt", "server.crt", "server.key")]
+
+
+def locked_broker(tmp_path, tls=False):
+    """mosquitto with no anonymous clients, a password file made by Debian's
+    mosquitto_passwd and the ACL of docs/security.md: logins ``a`` (clock
+    a-sim-1), ``b`` (b-sim-1) and ``dash``; each one's password in a private
+    file ``tmp_path/USER.pw``; ``tls``: its listener speaks only TLS, with a
+    certificate from ``tmp_path/ca.crt``. Yields (HOST:PORT, {user: password})."""
+    import secrets
+
+    passwd = tmp_path / "qizhong.passwd"
+    logins = {u: "pw-%s-%s" % (u, secrets.token_hex(6)) for u in ("a", "b", "dash")}
+    for i, (user, pw) in enumerate(logins.items()):
+        first = ["-c"] if i == 0 else []
+        subprocess.run(["mosquitto_passwd", *first, "-b", str(passwd), user, pw], check=True)
+        (tmp_path / ("%s.pw" % user)).write_text(pw + "\n")
+        (tmp_path / ("%s.pw" % user)).chmod(0o600)
+    acl = tmp_path / "qizhong.acl"
+    acl.write_text(
+        "\n".join(documented_patterns())
+        + "\n\nuser a\ntopic write qizhong/hall/a-sim-1/#\n"
+        + "\nuser b\ntopic write qizhong/hall/b-sim-1/#\n"
+    )
+    conf = "allow_anonymous false\npassword_file %s\nacl_file %s\n" % (passwd, acl)
+    if os.geteuid() == 0:  # else mosquitto runs as user mosquitto, who cannot read tmp_path
+        conf += "user root\n"
+    if tls:  # the listener's: TLS only
+        conf += "cafile %s\ncertfile %s\nkeyfile %s\n" % tuple(certificates(tmp_path))
+    for addr in mosquitto(tmp_path, conf):
+        yield addr, logins
+
+
+def test_a_locked_broker_keeps_each_login_to_its_own_topics(tmp_path, locked):
+    """An open broker let anyone announce ``server/a`` with another address
+    (repointing server a's cards) or write a's clock's state. Locked as
+    docs/security.md says: anonymous clients and wrong passwords are refused;
+    server a logs in with its password file and works; b's login cannot
+    announce a nor write a's clock, though it may announce itself."""
+    from qizhong.clocks.link import LinkError
+    from qizhong.server.mqtt import BrokerLogin, RemoteClock
+
+    addr, logins = locked
+    for who in (Anon(addr), Anon(addr, "a", "not-a's-password")):
+        assert "not authorized" in who.refused().lower()
+        who.close()
+    with pytest.raises(LinkError, match="refused"):
+        RemoteClock(addr, "hall", "a-sim-1")  # an anonymous arbiter's laptop
+    a = Server(
+        str(tmp_path / "a.sqlite"),
+        1,
+        ("--mqtt", addr, "--mqtt-password-file", str(tmp_path / "a.pw")),
+        name="a",
+    )
+    watcher = Anon(addr, "dash", logins["dash"])
+    mallory = Anon(addr, "b", logins["b"])
+    remote = None
+    try:
+        assert watcher.refused() == "" and mallory.refused() == ""
+        a.boards_up(a.socket())
+        watcher.ready("a")  # server a logged in, subscribed and announced itself
+        watcher.listen("#")
+        real = {"url": a.url + "/"}
+        mallory.pub("server/a", {"url": "http://evil.example/"}, retain=True)
+        mallory.pub("a-sim-1/state", fake_state("b", "a-sim-1"), retain=True)
+        mallory.pub("a-sim-1/reply", {"rid": "1", "ok": True, "text": "x", "server": "a"})
+        mallory.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)  # its own: taken
+        watcher.until(lambda got: any(t.endswith("/server/b") for t, _ in got))
+        seen = b"".join(p for _, p in watcher.everything)
+        assert b"evil.example" not in seen and b'"server": "b"' not in seen
+        assert not any(t.endswith("/a-sim-1/reply") for t, _ in watcher.everything)
+        # A newcomer reads server a's own retained announcement and board.
+        late = Anon(addr, "dash", logins["dash"])
+        late.listen("server/a")
+        late.listen("a-sim-1/state")
+        late.until(lambda got: len(got) >= 2)
+        kept = dict(
+            (t.rsplit("/", 2)[-2] + "/" + t.rsplit("/", 1)[1], p) for t, p in late.everything
+        )
+        assert json.loads(kept["server/a"]) == real
+        assert json.loads(kept["a-sim-1/state"])["server"] == "a"
+        late.close()
+        # An arbiter's laptop with its login: a query through server a.
+        login = BrokerLogin.from_files("dash", str(tmp_path / "dash.pw"))
+        remote = RemoteClock(addr, "hall", "a-sim-1", login=login)
+        assert "idle" in remote.send_text("41000 status")
+    finally:
+        if remote is not None:
+            remote.close()
+        watcher.close()
+        mallory.close()
+        a.stop()
+
+
+def test_a_server_logs_in_over_tls(tmp_path, locked_tls):
+    """``--mqtt-ca``: TLS to the broker (paho's ``tls_set``), the broker's
+    certificate checked against the CA file: a broker whose certificate
+    another CA signed is not spoken to."""
+    import ssl
+
+    addr, logins = locked_tls
+    ca = str(tmp_path / "ca.crt")
+    other = tmp_path / "other"
+    other.mkdir()
+    with pytest.raises(ssl.SSLCertVerificationError):
+        Anon(addr, "dash", logins["dash"], ca=certificates(other)[0])
+    a = Server(
+        str(tmp_path / "a.sqlite"),
+        1,
+        ("--mqtt", addr, "--mqtt-password-file", str(tmp_path / "a.pw"), "--mqtt-ca", ca),
+        name="a",
+    )
+    watcher = Anon(addr, "dash", logins["dash"], ca=ca)
+    try:
+        assert watcher.refused() == ""
+        watcher.ready("a")  # server a spoke TLS, logged in and announced itself
+        watcher.listen("a-sim-1/state")
+        watcher.until(lambda got: any(t.endswith("/a-sim-1/state") for t, _ in got))
+    finally:
+        watcher.close()
+        a.stop()
+
+
+def test_a_broker_password_file_others_may_read_is_refused(tmp_path):
+    """The broker's password comes from a file only its owner may read (not
+    the command line, which every user of the laptop sees): a file others
+    may read, an empty one, a link, or the options without ``--mqtt`` stop
+    ``qizhong serve`` before it starts anything, saying why."""
+    import sys
+
+    pw = tmp_path / "pw"
+    pw.write_text("secret\n")
+    pw.chmod(0o644)
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    empty.chmod(0o600)
+    link = tmp_path / "link"
+    link.symlink_to(pw)
+
+    def serve(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "qizhong.cli", "serve", "--db", str(tmp_path / "h.sqlite"),
+             "--listen", "127.0.0.1:0", *args],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+    for args, why in (
+        (("--mqtt", "127.0.0.1:9", "--mqtt-password-file", str(pw)), "chmod 600"),
+        (("--mqtt", "127.0.0.1:9", "--mqtt-password-file", str(empty)), "is empty"),
+        (("--mqtt", "127.0.0.1:9", "--mqtt-password-file", str(link)), "password file"),
+        (("--mqtt", "127.0.0.1:9", "--mqtt-ca", str(tmp_path / "none.crt")), "no such file"),
+        (("--mqtt-password-file", str(pw)), "need --mqtt"),
+    ):
+        got = serve(*args)
+        assert got.returncode == 2 and why in got.stderr, (args, got.stderr)
+        assert "hall at" not in got.stdout
+    assert not (tmp_path / "h.sqlite").exists()  # nothing started

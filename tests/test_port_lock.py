@@ -69,3 +69,38 @@ def test_a_lock_folder_of_another_user_is_refused(pty):
     os.chmod(folder, 0o700)
     with pytest.raises(LinkError, match="belongs to user 65534"):
         Link(pty)
+
+
+def test_the_servers_address_file_follows_no_link(pty, tmp_path):
+    """``qizhong serve`` leaves its address beside the port locks
+    (server/client.py ``register``): links planted at that file's place and
+    at its old temporary name are replaced or left alone, never followed;
+    the file is the server's own, mode 0600."""
+    import json
+    import stat
+
+    from qizhong.server import client
+
+    path = client.registry_path(os.getpid())
+    victims = []
+    for at in (path, path + ".tmp"):
+        victim = tmp_path / ("victim%d" % len(victims))
+        victim.write_bytes(b"precious\n")
+        os.symlink(victim, at)
+        victims.append(victim)
+    try:
+        assert client.register("http://127.0.0.1:8080/") == path
+        assert [v.read_bytes() for v in victims] == [b"precious\n"] * 2
+        st = os.lstat(path)
+        assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+        with open(path) as f:
+            assert json.load(f) == {"url": "http://127.0.0.1:8080/", "pid": os.getpid()}
+        os.unlink(path)
+        os.symlink(victims[0], path)  # a link planted after it: not read through
+        with pytest.raises(OSError):
+            client._read_registry(path)
+    finally:
+        for at in (path, path + ".tmp"):
+            if os.path.lexists(at):
+                os.unlink(at)
+    assert [n for n in os.listdir(os.path.dirname(path)) if n.endswith(".tmp")] == []

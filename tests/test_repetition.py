@@ -46,7 +46,7 @@ def test_the_corpus_is_big_enough_and_covers_every_rule():
     assert (True, "1/2-1/2") in results  # both sides break a rule: draw
     ids = {c["id"] for c in CASES}
     for need in ("pawns-own-side", "rook-chases-protected-cannon", "check-chase", "kings-idle",
-                 "both-chase", "check-vs-chase", "issue-14"):  # fmt: skip
+                 "both-chase", "check-vs-chase", "issue-14", *OUTNUMBERED):  # fmt: skip
         assert need in ids
 
 
@@ -179,27 +179,32 @@ def test_the_termination_names_the_broken_rule(case_id, termination):
 
 # -- 少根子, joint capture, 借帅之力 (24.15, 24.3; #26 item 8) --------------------------
 
+# Corpus cycles where a rook attacks a protected horse: a chase only when the
+# chasing side takes last on the square (a second attacker, or the general).
+OUTNUMBERED = {
+    "rook-and-horse-outnumber": True,
+    "rook-and-horse-full-exchange": False,
+    "rook-chases-with-general": True,
+    "rook-chases-without-general": False,
+}
 
-@pytest.mark.parametrize(
-    "fen, square, chased",
-    [
-        # Rook and cannon on a horse the elephant protects: two takers, one protector.
-        ("4k4/9/6b2/9/R3n4/9/4P4/4C4/9/4K4 w - - 0 1", "e5", True),
-        # A second elephant: two against two, the last to take is Black's.
-        ("4k4/9/2b3b2/9/R3n4/9/4P4/4C4/9/4K4 w - - 0 1", "e5", False),
-        # The rook takes the cannon the horse protects; the general takes back.
-        ("5k3/9/9/9/3R5/9/9/1n7/3cK4/9 w - - 0 1", "d1", True),
-        # The same without the general next to it: one against one.
-        ("5k3/9/9/9/3R5/9/9/1n7/3c5/4K4 w - - 0 1", "d1", False),
-    ],
-)
-def test_more_attackers_than_protectors_is_a_chase(fen, square, chased):
+
+@pytest.mark.parametrize("mirrored", [False, True], ids=["", "mirrored"])
+@pytest.mark.parametrize("case_id, chased", OUTNUMBERED.items())
+def test_more_attackers_than_protectors_is_a_chase(case_id, chased, mirrored):
     """Each attacker used to be weighed against the first recapture alone, so
-    a rook on a protected horse or cannon was never a chase, whatever took
-    back after it."""
-    sq = rp._squares(fen)
-    to = xq.square("abcdefghi".index(square[0]), int(square[1:]))
-    found = rp._chases(sq, xq.Color.RED, False)
-    assert (to in found) is chased, found
-    if chased:
-        assert "少根子" in found[to]
+    a rook on a protected horse was never a chase, whatever took back after
+    it: these cycles were ruled 闲 and a draw. Played move by move, each move
+    of the chasing side says why, from the exchange on the square."""
+    case = next(c for c in CASES if c["id"] == case_id + ("-mirrored" if mirrored else ""))
+    ruling = rp.adjudicate(_play(case))
+    assert ruling is not None
+    chaser = xq.Color.BLACK if mirrored else xq.Color.RED
+    moves = [m for m in ruling.moves if m.color is chaser]
+    assert len(moves) == 4
+    for m in moves:
+        if chased:
+            assert m.kind is rp.MoveKind.CHASE and "少根子" in m.detail, m
+        else:
+            assert m.kind is rp.MoveKind.IDLE and "有根子" in m.detail, m
+    assert (ruling.winner is chaser.other) is chased, ruling.text()

@@ -88,7 +88,7 @@ def test_sigkill_mid_game_loses_nothing(server):
         server.wait(ws, is_event("press", 1))
     server.post("/api/boards/1/penalty", {"side": 1, "ms": 30000})
     server.wait(ws, is_event("penalty", 1))
-    events = server.get("/api/events")
+    events = server.events()
     actions = server.get("/api/actions")
     clock = server.sim(1)
     server.kill()  # SIGKILL: no goodbye
@@ -97,7 +97,7 @@ def test_sigkill_mid_game_loses_nothing(server):
     server.start()
     ws = server.socket()
     server.boards_up(ws)
-    after = server.get("/api/events")
+    after = server.events()
     assert after[: len(events)] == events  # everything acknowledged is still there
     assert server.get("/api/actions") == actions
     board = server.get("/api/boards/1")

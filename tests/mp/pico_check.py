@@ -1200,6 +1200,9 @@ def check_a_press_during_a_frame_goes_out_before_the_next_frame():
         edge(0, 0, T[0])  # the left lever goes down during display 0's frame
         return send(addr, buf, stop)
 
+    T[0] = 4000
+    app.step(b.now())  # the clock's own deadlines from here on are later
+    n1 = len(bus1.writes)
     T[0] = 5000
     bus0.writeto = press_while_sending
     app.drawn = -1
@@ -1207,6 +1210,7 @@ def check_a_press_during_a_frame_goes_out_before_the_next_frame():
     assert len(bus1.writes) == n1, "display 1's frame went before the press was taken"
     assert app.drawn < 0, "the faces are drawn again once the press is taken"
     assert b.pending()
+    assert 0 <= app.deadline(b.now()) <= b.now(), "the loop comes straight back for display 1"
     T[0] = 5001
     app.step(b.now())  # the next pass: the press, its event, then both faces
     assert app.clock.sides[0].moves == 1, app.clock.sides[0].moves

@@ -24,7 +24,7 @@ from fractions import Fraction
 from types import TracebackType
 
 from qizhong.clocks import auth
-from qizhong.clocks.link import CommandError, Event, Link, LinkError, Reply
+from qizhong.clocks.link import CommandError, Event, Link, LinkError, OtherClock, Reply
 
 PICO_USB = (0x2E8A, 0x0005)  # USB vendor and product id of MicroPython on a Pico
 
@@ -290,10 +290,15 @@ class Clock:
         restarted), and every event the clock keeps of it follows, the
         restart noted in ``link.restarts`` and what cannot be had in
         ``link.lost``. Events that come with the ``hello`` reply are handed
-        out once, in order."""
+        out once, in order. ``OtherClock`` if another clock (another id)
+        answers on the port: it is closed again, and this clock stays lost."""
         self.link.close()
         self.link.open()
-        self.hello = self._hello()
+        hello = self._hello()
+        if hello.id != self.hello.id:
+            self.link.close()
+            raise OtherClock(self.link.port, self.hello.id, hello.id)
+        self.hello = hello
         self.link.sync()
 
     # -- drift -----------------------------------------------------------------------------

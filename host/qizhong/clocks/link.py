@@ -70,6 +70,19 @@ class PortBusy(LinkError):
         self.command = command
 
 
+class OtherClock(LinkError):
+    """Another clock answers on the port (a pty's number taken by a new
+    simulator, a USB socket given another clock): not the one lost there,
+    so not taken back. The port is closed again at once (its lock freed)."""
+
+    def __init__(self, port: str, expected: str, found: str) -> None:
+        super().__init__(
+            "%s: another clock (%s) answers there now, not %s: not taken back"
+            % (port, found[:40], expected)
+        )
+        self.expected, self.found = expected, found
+
+
 class CommandError(Exception):
     """The clock refused a request: ``code`` (args, spec, state, unknown...) and why."""
 
@@ -173,6 +186,7 @@ class Link:
         self._ready: list[Event] = []
         self.last_seq = 0  # every event up to this one has been handed out
         self.boot = ""  # the boot id last_seq counts in ("" not known)
+        self.clock_id = ""  # the id of the clock on this port, from its first hello
         self.errors: list[str] = []  # frame errors the clock reported ("crc", ...)
         self.bad_frames = 0  # frames from the clock that failed their check
         # #8: tags requests that change the clock (qizhong.clocks.auth.Signer), None: untagged
@@ -376,6 +390,13 @@ class Link:
     def _on_hello(self, f: dict[str, str]) -> None:
         """A hello reply, in its place in the byte stream: before it, events
         were held; from here on the numbering is the one of its boot id."""
+        found = f.get("id", "")
+        if found and self.clock_id and found != self.clock_id:
+            # Another clock on the port (a reused pty number): none of its
+            # events are this clock's. Let the port go; the caller decides.
+            self.close()
+            raise OtherClock(self.port, self.clock_id, found)
+        self.clock_id = self.clock_id or found
         boot = f.get("boot", "")
         seq = int(f.get("seq", "0"))
         hold, suspect = self._hold, self._suspect

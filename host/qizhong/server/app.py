@@ -46,6 +46,8 @@ MAX_REMOTE = 2000  # other servers' boards shown here
 BOARDS_S = 0.25  # /api/boards is made again at most this often
 REMOTE_S = 0.5  # other servers' boards go to the pages this often ...
 REMOTE_BATCH = 100  # ... at most this many at a time (200 a second)
+EVENTS_PAGE = 1000  # /api/events: a page's events unless ?limit= says
+EVENTS_MAX = 5000  # ... and at most
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -250,6 +252,19 @@ def _int(body: dict[str, Any], key: str) -> int:
     return n
 
 
+def _page(request: web.Request) -> tuple[int, int]:
+    """``?after=ID&limit=N`` of a paged list, checked (400 with the reason)."""
+    for k in request.query:
+        if k not in ("after", "limit"):
+            raise web.HTTPBadRequest(text="%s: no such parameter (after, limit)" % k[:40])
+    after = validate.query_int(request.query.get("after", "0"), "after")
+    limit = request.query.get("limit", str(EVENTS_PAGE))
+    ok = limit.isascii() and limit.isdigit() and len(limit) <= 15
+    if not ok or not 1 <= int(limit) <= EVENTS_MAX:
+        raise web.HTTPBadRequest(text="limit: an integer from 1 to %d" % EVENTS_MAX)
+    return after, int(limit)
+
+
 def _players(body: dict[str, Any], st: BoardState) -> dict[str, str]:
     """The fields of ``players``, checked: names are short text without control
     characters; ``spec`` must be readable and the control the clock runs (a
@@ -393,15 +408,27 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response(view)
 
     async def events(request: web.Request) -> web.Response:
+        """Kept events after row ``after``, a page of at most ``limit``
+        (``EVENTS_PAGE`` unless given, ``EVENTS_MAX`` at most); when more
+        follow, a ``Link: <...>; rel="next"`` header gives the next page."""
         no = (
             validate.query_int(request.match_info["no"], "board")
             if "no" in request.match_info
             else None
         )
-        after = validate.query_int(request.query.get("after", "0"), "after")
+        after, limit = _page(request)
         from qizhong.server.board import _event_json
 
-        return web.json_response([_event_json(s) for s in hall.store.events(no, after)])
+        rows = [_event_json(s) for s in hall.store.events(no, after, limit + 1)]
+        headers = {}
+        if len(rows) > limit:
+            rows = rows[:limit]
+            headers["Link"] = '<%s?after=%d&limit=%d>; rel="next"' % (
+                request.path,
+                rows[-1]["id"],
+                limit,
+            )
+        return web.json_response(rows, headers=headers)
 
     async def actions(request: web.Request) -> web.Response:
         return web.json_response(hall.store.actions())

@@ -22,7 +22,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from qizhong.clocks.driver import Clock
+from qizhong.arbiter.session import ORIGIN_STEP
+from qizhong.clocks.driver import Clock, OtherClock
 from qizhong.clocks.link import Event, LinkError
 from qizhong.server.store import Board, Store, Stored, StoreError
 
@@ -56,7 +57,7 @@ class BoardState:
     moves: list[int] = field(default_factory=lambda: [0, 0])
     periods: list[int] = field(default_factory=lambda: [-1, -1])
     t: int = 0  # the clock's ms when ``left`` was true
-    offset: int | None = None  # the clock's ms minus this host's monotonic ms
+    offset: int | None = None  # the clock's ms minus this host's monotonic ms (in ``t``'s frame)
     result: int = -1
     flag: list[bool] = field(default_factory=lambda: [False, False])
     knocks: int = 0
@@ -70,15 +71,29 @@ class BoardState:
     session_rev: int = 0  # counts the board's session changes (server/session.py)
     # each move's clock time as its session paired it (None: the n-th press is the n-th move's)
     played_clocks: list[int | None] | None = None
+    mono: Callable[[], int] = field(default=mono_ms, repr=False, compare=False)  # host's ms
+
+    def stamp(self, boot: str, t: int) -> None:
+        """The clock's ms ``t`` of ``boot`` is now ``self.t``. The clock's ms
+        fall by ``ORIGIN_STEP`` every 4.66 days (docs/protocol.md): the
+        offset follows ``t`` into its frame, so that ``now - t`` stays exact
+        whether an event or a ``status`` crossed the fall first. A new boot
+        has no offset until its first ``status``."""
+        if self.offset is not None:
+            if self.boot and boot != self.boot:
+                self.offset = None
+            else:
+                d = self.mono() + self.offset - t  # ms since t, give or take a step
+                self.offset -= (d + ORIGIN_STEP // 2) // ORIGIN_STEP * ORIGIN_STEP
+        self.boot, self.t = boot, t
 
     def apply(self, st: Stored, acked: set[int] | None = None) -> None:
         """One kept event (a clock's, or the host's ``lost``/``found``)."""
         ev = st.event
         self.events += 1
         if st.boot != "host":
-            self.boot = st.boot
+            self.stamp(st.boot, ev.t)
             self.left = list(ev.left)
-            self.t = ev.t
         name = ev.name
         if name == "start":
             self.state, self.run = "running", ev.side
@@ -142,7 +157,7 @@ class BoardState:
         """The JSON the hall gets. ``now``: the clock's ms now, as this host
         reckons it, so a page can tick ``left[run]`` down from ``t``."""
         b = self.board
-        now = mono_ms() + self.offset if self.offset is not None else self.t
+        now = self.mono() + self.offset if self.offset is not None else self.t
         return {
             "key": str(b.no),
             "no": b.no,
@@ -200,6 +215,7 @@ class Worker(threading.Thread):
         self.states = states if states is not None else {}
         self.clock: Clock | None = None
         self.st: BoardState | None = None
+        self.had = ""  # the id of the clock this worker had up on its port ("": none yet)
         for b in store.boards():  # a board this port had before a restart shows at once
             if b.port == port and b.no in self.states:
                 self.st = self.states[b.no]
@@ -338,14 +354,15 @@ class Worker(threading.Thread):
         try:
             if self.clock is None:
                 self.clock = Clock(self.port, game=self.game, timeout=self.TIMEOUT_S)
+                self._same_clock(self.clock)
             else:
-                self.clock.reconnect()
+                self.clock.reconnect()  # OtherClock if another id answers
         except LinkError as e:
             busy = "in use by" in str(e)
             if self.clock is not None:
                 self.clock.close()
-                if busy:
-                    self.clock = None
+                if busy or isinstance(e, OtherClock):
+                    self.clock = None  # a fresh link next time (checked again)
             if self.st is not None and self.st.link == "up":
                 self._lost(str(e))
             elif self.st is not None:
@@ -365,20 +382,30 @@ class Worker(threading.Thread):
                 self._keep(ev)
             was = self.st.link
             self.st.link, self.st.link_text = "up", ""
+            self.had = hello.id
             if was == "lost":
                 self._host_event("found")
             self._status()
         except LinkError as e:
             self._lost(str(e))
 
+    def _same_clock(self, clock: Clock) -> None:
+        """A port this worker had a clock on takes back only that clock: a
+        new clock at the same path (a pty's number reused by another
+        simulator) is not the lost one, and its port is let go at once."""
+        if self.had and clock.hello.id != self.had:
+            clock.close()
+            raise OtherClock(self.port, self.had, clock.hello.id)
+
     def _status(self) -> None:
         assert self.clock is not None and self.st is not None
-        a = mono_ms()
-        s = self.clock.status()
-        b = mono_ms()
         st = self.st
+        a = st.mono()
+        s = self.clock.status()
+        b = st.mono()
         st.offset = s.t - (a + b) // 2
-        st.state, st.run, st.t = s.state, s.run, s.t
+        st.boot, st.t = self.clock.link.boot or st.boot, s.t  # the link's boot ("": not known)
+        st.state, st.run = s.state, s.run
         st.left, st.moves, st.periods = list(s.left), list(s.moves), list(s.periods)
         st.result = s.result
         self.notify(st.board.no, st.view(), None)

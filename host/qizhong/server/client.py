@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -40,11 +42,36 @@ def registry_path(pid: int) -> str:
 
 
 def register(url: str) -> str:
+    """Leave this server's address at ``registry_path``: written to a new
+    private file (mode 0600, a name no one could plant a link at beforehand)
+    in the same folder, then renamed over the path; a link found at the path
+    is replaced, never followed."""
     path = registry_path(os.getpid())
-    with open(path + ".tmp", "w") as f:
-        json.dump({"url": url, "pid": os.getpid()}, f)
-    os.replace(path + ".tmp", path)
+    fd, tmp = tempfile.mkstemp(prefix=".serve-", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump({"url": url, "pid": os.getpid()}, f)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
     return path
+
+
+def _read_registry(path: str) -> dict[str, Any]:
+    """A server's address file, never through a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd) as f:
+        got = json.load(f)
+    if not isinstance(got, dict):
+        raise ValueError("not an address file")
+    return got
+
+
+def next_page(link: str) -> str | None:
+    """The path of a paged answer's next page, from its ``Link`` header."""
+    m = re.match(r'\s*<(/[^>]*)>\s*;\s*rel="next"', link)
+    return m.group(1) if m else None
 
 
 class ServerLink(Link):
@@ -63,6 +90,20 @@ class ServerLink(Link):
         self._skip_old()
 
     def _api(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        return self._call(path, body)[0]
+
+    def _events(self, after: int) -> list[dict[str, Any]]:
+        """The board's kept events after row ``after``: every page of them
+        (the server's ``Link: <...>; rel="next"`` header names the next)."""
+        path: str | None = "/api/boards/%d/events?after=%d" % (self.board, after)
+        out: list[dict[str, Any]] = []
+        while path is not None:
+            rows, headers = self._call(path)
+            out += rows
+            path = next_page(headers.get("Link", ""))
+        return out
+
+    def _call(self, path: str, body: dict[str, Any] | None = None) -> tuple[Any, Any]:
         req = urllib.request.Request(self.url + path)
         if body is not None:
             req = urllib.request.Request(
@@ -75,7 +116,7 @@ class ServerLink(Link):
                 req.add_header("Authorization", "Bearer " + self.password)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout + 5) as r:
-                return json.load(r)
+                return json.load(r), r.headers
         except urllib.error.HTTPError as e:
             try:
                 why = json.load(e).get("error", e.reason)
@@ -91,7 +132,7 @@ class ServerLink(Link):
             raise LinkError("the hall server at %s: %s" % (self.url, e)) from None
 
     def _skip_old(self) -> None:
-        rows = self._api("/api/boards/%d/events" % self.board)
+        rows = self._events(0)
         self._row = rows[-1]["id"] if rows else 0
 
     # -- the Link's face ---------------------------------------------------------------
@@ -128,7 +169,7 @@ class ServerLink(Link):
             time.sleep(min(self.POLL_S, max(0.0, deadline - time.monotonic())))
 
     def take_events(self) -> list[Event]:
-        rows = self._api("/api/boards/%d/events?after=%d" % (self.board, self._row))
+        rows = self._events(self._row)
         out = []
         for r in rows:
             self._row = r["id"]
@@ -145,8 +186,7 @@ def via_server(
     """A ``Clock`` on ``port`` through the hall server that owns it, or None
     if its owner is not a hall server."""
     try:
-        with open(registry_path(busy.pid)) as f:
-            url = str(json.load(f)["url"])
+        url = str(_read_registry(registry_path(busy.pid))["url"])
     except (OSError, ValueError, KeyError):
         return None
     pw = os.environ.get("QIZHONG_ARBITER_PASSWORD", "") if password is None else password

@@ -10,12 +10,16 @@ import secrets
 import signal
 import socket
 import sys
+from typing import TYPE_CHECKING
 
 from qizhong.clocks.driver import GAMES, PICO_USB
 from qizhong.server import password, sims
 from qizhong.server.app import Hall, make_app
 from qizhong.server.password import Password
 from qizhong.server.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from qizhong.server.mqtt import BrokerLogin
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,6 +56,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--mqtt",
         metavar="HOST[:PORT]",
         help="join the tournament's hall over an MQTT broker (docs/server.md)",
+    )
+    p.add_argument(
+        "--mqtt-user",
+        metavar="USER",
+        help="the broker login's user name (default: --name; docs/security.md)",
+    )
+    p.add_argument(
+        "--mqtt-password-file",
+        metavar="FILE",
+        help="the broker login's password: the first line of FILE, which only you may read",
+    )
+    p.add_argument(
+        "--mqtt-ca",
+        metavar="FILE",
+        help="TLS to the broker, its certificate checked against this CA file",
     )
     p.add_argument(
         "--name",
@@ -111,6 +130,21 @@ def _password(args: argparse.Namespace, store: Store) -> tuple[Password, str]:
     return pw, "arbiter's password: %s" % made
 
 
+def _broker_login(args: argparse.Namespace) -> BrokerLogin | None:
+    """``--mqtt``'s login (``--mqtt-user``, ``--mqtt-password-file``,
+    ``--mqtt-ca``), checked; ValueError says what is wrong."""
+    from qizhong.server.mqtt import BrokerLogin, parse_broker
+
+    if not args.mqtt:
+        if args.mqtt_user or args.mqtt_password_file or args.mqtt_ca:
+            raise ValueError("--mqtt-user, --mqtt-password-file and --mqtt-ca need --mqtt")
+        return None
+    parse_broker(args.mqtt)
+    return BrokerLogin.from_files(
+        args.mqtt_user or args.name, args.mqtt_password_file or "", args.mqtt_ca or ""
+    )
+
+
 def _discover() -> list[str]:
     from serial.tools import list_ports
 
@@ -126,6 +160,11 @@ async def _serve(args: argparse.Namespace) -> int:
         return 0
     if not 0.1 <= args.heartbeat <= 60:
         print("qizhong serve: --heartbeat: 0.1 to 60 seconds", file=sys.stderr)
+        return 2
+    try:
+        login = _broker_login(args)  # before anything starts: a bad login file stops here
+    except ValueError as e:
+        print("qizhong serve: %s" % e, file=sys.stderr)
         return 2
     try:
         store = Store(args.db)  # first: a second server on this file starts nothing
@@ -164,7 +203,7 @@ async def _serve(args: argparse.Namespace) -> int:
     if args.mqtt:
         from qizhong.server.mqtt import Bridge
 
-        bridge = Bridge(hall, args.mqtt, args.name, url)
+        bridge = Bridge(hall, args.mqtt, args.name, url, login)
         bridge.start()
     print("hall at http://%s:%d/ (%d clocks)" % (addr[0], addr[1], len(ports)), flush=True)
     from qizhong.server import client

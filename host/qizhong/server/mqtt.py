@@ -22,6 +22,10 @@ arbiter who paired the clock holds (docs/security.md). The owning server
 sends that text to the clock unchanged (``Link.request_text``) and publishes
 the reply: neither it nor the broker can make or alter a tag, and the clock
 refuses a request whose tag does not match, or whose counter it has seen.
+
+On a locked broker (docs/security.md) each server logs in (``BrokerLogin``:
+``--mqtt-user``, ``--mqtt-password-file``, ``--mqtt-ca`` for TLS), and the
+broker's ACL keeps it to its own announcement and its own clocks' topics.
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ import os
 import queue
 import random
 import select
+import stat
+import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
@@ -45,6 +52,66 @@ if TYPE_CHECKING:
     from qizhong.server.app import Hall
 
 QOS = 1
+
+
+@dataclass(frozen=True)
+class BrokerLogin:
+    """How to log in to the broker (docs/security.md, "A locked broker"):
+    a user name and password (mosquitto's ``password_file``), and TLS with
+    the broker's certificate checked against ``ca`` (a CA file). Empty: an
+    anonymous, plain connection.
+
+        login = BrokerLogin.from_files("laptop1", "/home/arbiter/.qizhong-mqtt")
+    """
+
+    user: str = ""
+    password: str = field(default="", repr=False)
+    ca: str = ""
+
+    @classmethod
+    def from_files(cls, user: str, password_file: str = "", ca: str = "") -> BrokerLogin:
+        """The password is the first line of ``password_file``, a file only
+        its owner may read (never the command line, which others can see)."""
+        password = ""
+        if password_file:
+            password = read_password(password_file)
+            if not user:
+                raise ValueError("a broker password needs a user name (--mqtt-user)")
+        if ca and not os.path.isfile(ca):
+            raise ValueError("--mqtt-ca %s: no such file" % ca)
+        return cls(user if password_file else "", password, ca)
+
+    def apply(self, client: mqtt.Client) -> None:
+        if self.user:
+            client.username_pw_set(self.user, self.password)
+        if self.ca:
+            client.tls_set(ca_certs=self.ca)  # the broker's certificate and name checked
+
+
+def read_password(path: str) -> str:
+    """The first line of a private file: refused if others may read it, if it
+    is empty, or if it is not a plain file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as e:
+        raise ValueError("the broker's password file %s: %s" % (path, e.strerror)) from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("the broker's password file %s is not a plain file" % path)
+        if st.st_mode & 0o077:
+            raise ValueError(
+                "the broker's password file %s may be read by others (mode %03o): chmod 600 it"
+                % (path, stat.S_IMODE(st.st_mode))
+            )
+        first = f.read(4096).split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        password = first.decode()
+    except UnicodeDecodeError:
+        raise ValueError("the broker's password file %s is not UTF-8 text" % path) from None
+    if not password:
+        raise ValueError("the broker's password file %s is empty" % path)
+    return password
 
 
 def parse_broker(text: str) -> tuple[str, int]:
@@ -61,7 +128,14 @@ class Bridge:
     CHANGES_PER_S = 20  # tagged changes from the broker, all clocks together (more: busy)
     MAX_REMOTE = 2000  # other servers' boards shown here
 
-    def __init__(self, hall: Hall, broker: str, name: str, url: str = "") -> None:
+    def __init__(
+        self,
+        hall: Hall,
+        broker: str,
+        name: str,
+        url: str = "",
+        login: BrokerLogin | None = None,
+    ) -> None:
         self.hall = hall
         self.host, self.port = parse_broker(broker)
         self.name = name
@@ -69,6 +143,7 @@ class Bridge:
         self.root = "qizhong/%s" % hall.tournament
         self.connected = threading.Event()
         self.published = 0
+        self.refused = ""  # why the broker last refused us ("" not refused)
         self.dropped = 0  # messages from the broker refused (too big, malformed, untagged)
         self.last_drop = ""
         self.servers: dict[str, str] = {}  # other servers' announced page addresses
@@ -78,6 +153,7 @@ class Bridge:
             mqtt.CallbackAPIVersion.VERSION2,
             client_id="qizhong-%s-%d" % (name, os.getpid()),
         )
+        (login or BrokerLogin()).apply(self.client)
         self.client.will_set("%s/server/%s" % (self.root, name), "", QOS, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
@@ -164,6 +240,12 @@ class Bridge:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, rc: Any, props: Any = None
     ) -> None:
+        if rc.is_failure:  # a wrong login, say: said once, then tried again each second
+            if str(rc) != self.refused:
+                print("qizhong serve: the broker refused us: %s" % rc, file=sys.stderr, flush=True)
+            self.refused = str(rc)
+            return
+        self.refused = ""
         client.subscribe("%s/server/+" % self.root, QOS)  # first: whose links are whose
         client.subscribe("%s/+/state" % self.root, QOS)
         client.subscribe("%s/+/cmd" % self.root, QOS)
@@ -354,18 +436,38 @@ class RemoteClock:
     TIMEOUT_S = 10.0
 
     def __init__(
-        self, broker: str, tournament: str, clock_id: str, keys: auth.KeyStore | None = None
+        self,
+        broker: str,
+        tournament: str,
+        clock_id: str,
+        keys: auth.KeyStore | None = None,
+        login: BrokerLogin | None = None,
     ) -> None:
+        """``login``: this laptop's login on a locked broker (``BrokerLogin``);
+        ``LinkError`` if the broker refuses it."""
         self.clock_id = clock_id
         self.keys = keys or auth.KeyStore.default()
         self.root = "qizhong/%s/%s" % (tournament, clock_id)
         self._replies: queue.Queue[dict[str, Any]] = queue.Queue()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
         self.client.on_message = self._on_message
+        answered: queue.Queue[Any] = queue.Queue()
+        self.client.on_connect = lambda c, u, f, rc, p=None: answered.put(rc)
+        (login or BrokerLogin()).apply(self.client)
         host, port = parse_broker(broker)
-        self.client.connect(host, port, keepalive=30)
-        self.client.subscribe(self.root + "/reply", QOS)
+        try:
+            self.client.connect(host, port, keepalive=30)
+        except OSError as e:
+            raise LinkError("the broker at %s: %s" % (broker, e)) from None
         self.client.loop_start()
+        try:
+            rc = answered.get(timeout=self.TIMEOUT_S)
+        except queue.Empty:
+            rc = "no answer"
+        if rc == "no answer" or rc.is_failure:
+            self.close()
+            raise LinkError("the broker at %s refused us: %s" % (broker, rc))
+        self.client.subscribe(self.root + "/reply", QOS)
 
     def close(self) -> None:
         self.client.disconnect()

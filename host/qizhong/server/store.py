@@ -168,7 +168,10 @@ class Store:
             return None
         return Stored(int(cur.lastrowid or 0), board, boot, ev, now)
 
-    def events(self, board: int | None = None, after: int = 0) -> Iterator[Stored]:
+    def events(
+        self, board: int | None = None, after: int = 0, limit: int | None = None
+    ) -> Iterator[Stored]:
+        """Kept events after row ``after``, oldest first (at most ``limit``)."""
         sql = (
             "SELECT id, board, boot, seq, t, name, side, arg, left0, left1, host_ms FROM events"
             " WHERE id > ?"
@@ -177,7 +180,11 @@ class Store:
         if board is not None:
             sql += " AND board = ?"
             args += (board,)
-        for r in self._read(sql + " ORDER BY id", args):
+        sql += " ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args += (limit,)
+        for r in self._read(sql, args):
             i, b, boot, seq, t, name, side, arg, l0, l1, hm = r
             ev = Event(int(seq), int(t), str(name), int(side), int(arg), (int(l0), int(l1)))  # type: ignore[call-overload]
             yield Stored(int(i), int(b), str(boot), ev, int(hm))  # type: ignore[call-overload]

@@ -40,6 +40,7 @@ from collections.abc import Callable
 
 from qizhong import timecontrol as tcs
 from qizhong.clocks.driver import Clock
+from qizhong.clocks.link import PortBusy
 from qizhong.sim.simulator import Sim, SimError
 
 KEYS = ("start", "menu", "plus", "minus", "ok")  # the arbiter's keys (docs/sim.md)
@@ -87,7 +88,7 @@ class Headless:
             virtual=False, open_link=False, display=False, board_id=board_id, board=board
         )
         try:
-            self.sim.link.open()
+            self._open_link()
             Clock(self.sim.link).configure(tcs.spec_of(tc))
             self.sim.link.close()  # the pty is the user's now
             self.ctl = socket.socket()
@@ -118,6 +119,21 @@ class Headless:
         }
 
     # -- the loop ---------------------------------------------------------------
+
+    def _open_link(self, bound_s: float = 10.0) -> None:
+        """Open the new pty for the control set up: a program that had a
+        lost clock on a pty of this number may be trying it (a hall server
+        lets go once it sees another clock's id), so a busy port is tried
+        again, within ``bound_s``."""
+        deadline = time.monotonic() + bound_s
+        while True:
+            try:
+                self.sim.link.open()
+                return
+            except PortBusy:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)  # the other program's hello, answered by our firmware
 
     def loop(self, until: Callable[[], bool] = lambda: False) -> None:
         """Run until ``stop`` (or ``until()``): the board's lines read as they
