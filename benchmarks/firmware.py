@@ -126,7 +126,7 @@ def menu_after_games(size_k, path_len, games=3):
     opened and set the clock, with the firmware from source installed at a
     path ``path_len`` characters long to ``firmware/``; -1: it did not boot
     or died."""
-    with tempfile.TemporaryDirectory(prefix="q", dir="/tmp") as base:
+    with tempfile.TemporaryDirectory(prefix="q", dir="/tmp", ignore_cleanup_errors=True) as base:
         pad = path_len - len(base) - len("/p/firmware") + 1
         if pad < 1:
             raise ValueError("path length %d: the shortest here is %d" % (path_len, len(base) + 11))
