@@ -12,7 +12,7 @@ builds a spec from it: ``tcspec.parse`` checks the result, so the menu can
 never set what a host could not. Other settings (a voice, a language) join
 with ``Menu.add(Item(...))``. Nothing here runs while a game runs.
 
-The settings are in ``menuitems`` and ``menulist``, the draft in
+The settings are in ``menuitems``, ``menulist`` and ``menuclauses``, the draft in
 ``menudraft``, the rows and the slots in ``menuview``: small modules, each
 compiled on its own (``menuload``), so that the menu opens after a game in
 the simulator's heap.

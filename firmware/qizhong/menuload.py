@@ -2,7 +2,8 @@
 """Loading and dropping the setup menu (docs/menu.md): apart from the app, so
 that the clock's boot compiles none of it."""
 
-MENU_MODULES = ("menuitems", "menulist", "menudraft", "menuview", "menu")  # in this order
+# In this order: each before those that import it.
+MENU_MODULES = ("menuitems", "menuclauses", "menulist", "menudraft", "menuview", "menu")
 
 
 def load():
