@@ -169,7 +169,7 @@ def _retrying(f, *args):
     return f(*args)
 
 
-def heap_scan(sizes=range(200, 229, 4), lengths=range(28, 97, 12), games=3):
+def heap_scan(sizes=range(200, 221, 4), lengths=range(28, 95, 6), games=3):
     """Print a table: a row a heap size, a column an install-path length;
     each cell the games after which the menu opened (of ``games``), X: it did
     not boot, or died."""
