@@ -126,9 +126,12 @@ def test_two_passes_then_dead_stones_and_the_count(sim):
     """GO-5 two passes; GO-6 area with dead stones; GO-7 3¾ komi: 45-36 is 黑胜3/4子."""
     clock, game = new_game(sim, "10m byoyomi 3x30s")
     game.start()
-    play(sim, game, [*WALL, "pass", "B5", "pass"], [1000] * 21)
+    t = play(sim, game, [*WALL, "pass", "B5", "pass"], [1000] * 21)
     assert clock.status().state == "running"
-    game.move("pass")  # White: two passes in a row (GO-5)
+    game.move("pass")  # White: two passes in a row (GO-5), entered before White's press
+    assert clock.status().state == "running"  # the pass's time is the press to come
+    sim.press(lever(game, WHITE), t + 1500)
+    game.poll()
     assert clock.status().state == "paused"  # the clock waits for the count
     with pytest.raises(ArbiterError):
         game.move("A1")
@@ -144,6 +147,25 @@ def test_two_passes_then_dead_stones_and_the_count(sim):
     rec = go_sgf.read(game.sgf())
     assert rec.result == "B+1.5" and len(rec.board.move_stack) == 22
     assert rec.times[-1] is not None  # the last pass has the time the clock stopped at
+
+
+def test_a_second_pass_entered_before_its_press_gets_that_press(sim):
+    """GO-5: the second pass is a move like any other; its time is its press's."""
+    clock, game = new_game(sim, "10m byoyomi 3x30s")
+    game.start()
+    t = play(sim, game, ["E5", "pass"], [1000, 2000])
+    game.move("pass")  # entered by mistake, taken back before its press: play goes on
+    game.take_back()
+    t = play(sim, game, ["D5", "pass"], [1000, 1000], t)
+    assert clock.status().state == "running"
+    game.move("pass")  # Black's pass entered first, then Black thinks 3 s and presses
+    sim.press(lever(game, BLACK), t + 3000)
+    game.poll()
+    last = game.played[-1]
+    assert (last.text, last.clock_ms, last.used_ms) == ("pass", 600000 - 5000, 3000)
+    assert clock.status().state == "paused" and clock.status().run == WHITE
+    game.count()
+    assert go_sgf.read(game.sgf()).times[-1].left_ms == 600000 - 5000
 
 
 def test_dead_needs_a_stone_and_the_end_of_play(sim):

@@ -213,3 +213,64 @@ def test_a_press_made_while_the_server_was_down_waits_for_its_move(tmp_path):
         assert s.get("/api/boards/1/session")["waiting"] == []
     finally:
         s.stop()
+
+
+def record(server, path):
+    with urllib.request.urlopen(server.url + path, timeout=10) as r:
+        return r.read().decode("utf-8")
+
+
+def test_new_players_name_the_sessions_record_the_rounds_and_after_a_restart(server):
+    """``players`` after the game began (a substitute, a misspelt name): the board's
+    session record, its PGN, the round's results and record all name the new players,
+    and so does the session the server rebuilds after a SIGKILL."""
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/rounds", {"pairings": "board,first,second\n1,Lu,Xu\n"})
+    assert server.post("/api/rounds/1/start", {})["boards"][0]["outcome"] == "ok"
+    assert line(server, "炮二平五")["ok"]
+    assert '[Red "Lu"]' in record(server, "/api/boards/1/session/record")
+    server.post("/api/boards/1/players", {"first": "吕钦", "second": "许银川"})
+    for path in ("/api/boards/1/session/record", "/boards/1.pgn", "/rounds/1/1.pgn"):
+        rec = record(server, path)
+        assert '[Red "吕钦"]' in rec and '[Black "许银川"]' in rec, path
+    rows = server.get("/api/rounds/1")["boards"]
+    assert (rows[0]["first"], rows[0]["second"]) == ("吕钦", "许银川")
+    server.post("/api/boards/1/players", {"second": "Hu"})  # one name: the other stays
+    server.kill()
+    server.start()
+    server.boards_up(server.socket())
+    rec = record(server, "/api/boards/1/session/record")
+    assert '[Red "吕钦"]' in rec and '[Black "Hu"]' in rec and "炮二平五" in rec
+    body = {"result": "red", "key": "page-finish-1"}
+    first = server.post("/api/boards/1/finish", body)
+    assert server.post("/api/boards/1/finish", body)["repeated"] and first["ok"]
+    assert [a["verb"] for a in server.get("/api/boards/1/actions")].count("finish") == 1
+    assert '[Black "Hu"]' in record(server, "/rounds/1/1.pgn")
+    assert "吕钦,Hu" in record(server, "/rounds/1/results.csv")
+
+
+def test_go_a_second_pass_entered_before_its_press_gets_its_time(server):
+    """The hall's Go session: the second pass typed before its player presses is
+    timed by that press (in the session and the SGF's BL/WL), as any move is."""
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/boards/1/players", {"game": "go", "first": "Ke Jie", "second": "Shin"})
+    server.post("/api/boards/1/session/new", {"options": {"spec": "go-byoyomi"}, "configure": True})
+    line(server, "start")
+    server.post("/api/boards/1/players", {"second": "Shin Jinseo"})  # a name put right
+    levers = {0: "right", 1: "left"}  # White's lever is the left one (EQ-1)
+    for i, mv in enumerate(("D4", "pass")):
+        assert line(server, mv)["ok"]
+        sims.press(server.sim(1), levers[i % 2], wait_up=True)
+        wait_for(server, ws, lambda v, i=i: len(v["moves"]) == i + 1 and v["moves"][i]["left"])
+    assert line(server, "pass")["ok"]  # Black's second pass, entered before Black presses
+    assert server.get("/api/boards/1")["state"] == "running"
+    sims.press(server.sim(1), levers[0])
+    wait_for(server, ws, lambda v: v["moves"][2]["left"] is not None)
+    last = server.get("/api/boards/1/session")["moves"][2]
+    server.wait(ws, lambda m: m["type"] == "board" and m["board"]["state"] == "paused")
+    assert line(server, "count")["ok"]
+    sgf = record(server, "/api/boards/1/session/record")
+    assert "BL[%d" % (last["left"] // 1000) in sgf.rsplit(";", 1)[1]  # the last node: the pass
+    assert "PB[Ke Jie]" in sgf and "PW[Shin Jinseo]" in sgf

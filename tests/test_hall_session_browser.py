@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The board page's game session in real chromium (#20 item 1, docs/server.md):
 moves typed on the page, the engine's proposal with its reasons and a
-confirm that asks first, fouls as alerts; at a laptop's and a phone's width."""
+confirm that asks first (the page's dialog), fouls as alerts; at a laptop's and a phone's width."""
 
 import os
 
@@ -50,6 +50,14 @@ def click(browser, css):
     until(browser, once)
 
 
+def answer(browser, yes):
+    """Answer the page's question (its dialog, web/common.js askFirst); its text."""
+    until(browser, lambda: browser.execute_script("return !!document.querySelector('#ask[open]')"))
+    text = browser.find_element(By.CSS_SELECTOR, "#ask .question").text
+    browser.find_element(By.ID, "ask-yes" if yes else "ask-no").click()
+    return text
+
+
 def login(browser, server):
     browser.get(server.url + "/board/1")
     browser.find_element(By.ID, "password").send_keys(PASSWORD)
@@ -89,11 +97,10 @@ def test_a_repetition_proposal_confirmed_from_the_page(server, tmp_path, width, 
         browser.save_screenshot(shot)
         # Confirm asks first; dismissed, nothing happens.
         click(browser, "#confirm")
-        browser.switch_to.alert.dismiss()
+        answer(browser, False)
         assert not server.get("/api/boards/1/session")["over"]
         click(browser, "#confirm")
-        assert "confirm" in browser.switch_to.alert.text.lower()
-        browser.switch_to.alert.accept()
+        assert "confirm" in answer(browser, True).lower()
         until(browser, lambda: server.get("/api/boards/1/session")["over"])
         until(browser, lambda: "draw" in text_of(browser, ".session-head"))
         until(browser, lambda: server.get("/api/boards/1")["state"] == "finished")
@@ -111,8 +118,7 @@ def test_a_foul_from_the_page_is_an_alert(server):
         send(browser, "start")
         until(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "[data-line='foul black']"))
         click(browser, "[data-line='foul black']")
-        assert "Black" in browser.switch_to.alert.text
-        browser.switch_to.alert.accept()
+        assert "Black" in answer(browser, True)
         until(browser, lambda: server.get("/api/boards/1/session")["fouls"] == [0, 1])
         until(browser, lambda: "foul" in text_of(browser, "#alerts").lower())
         # the page is read by the public too: the log, no buttons
@@ -136,8 +142,7 @@ def test_go_dead_stones_marked_by_a_click_then_counted(server):
         until(browser, lambda: server.get("/api/boards/1/session")["dead"] == ["D4"])
         until(browser, lambda: "Dead: D4" in text_of(browser, "#go-score"))
         click(browser, "[data-line='count']")
-        assert "count" in browser.switch_to.alert.text.lower()
-        browser.switch_to.alert.accept()
+        assert "count" in answer(browser, True).lower()
         until(browser, lambda: server.get("/api/boards/1/session")["over"])
         assert "white wins" in server.get("/api/boards/1/session")["result"].lower()
     finally:
@@ -152,7 +157,7 @@ def test_the_page_sends_an_action_again_while_the_server_restarts(server):
         until(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "[data-line='foul red']"))
         server.kill()
         click(browser, "[data-line='foul red']")
-        browser.switch_to.alert.accept()
+        answer(browser, True)
         until(browser, lambda: "sending again" in text_of(browser, "#session-error"))
         server.start()  # on the same port: the page's line gets there, once
         until(browser, lambda: server.get("/api/boards/1/session")["fouls"] == [1, 0])

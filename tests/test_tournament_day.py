@@ -156,8 +156,12 @@ def play_game(table, g, kind, spec, moves):
         table.games[-1][2].append("pass")
         table.press(len(moves) % 2)
         table.until(lambda: len(table.con.session.presses) == len(moves) + 1, "the press")
-        table.handle("pass", "play is over")
+        # GO-5: the second pass typed before its press; that press is its time,
+        # and the clock stops there.
+        table.handle("pass", "the clock stops at")
         table.games[-1][2].append("pass")
+        table.press((len(moves) + 1) % 2)
+        table.until(lambda: table.clock.status().state == "paused", "the pause at the press")
         table.handle("count", "wins")
     elif kind == "xiangqi":  # 3m+2s: Red thinks too long (XQ-R15)
         table.sim.run_to(table.t + 240000)

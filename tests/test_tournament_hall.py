@@ -30,7 +30,7 @@ import chess.pgn
 import pytest
 from browser import chromium
 from hallserver import PASSWORD, Server
-from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from sgfmill import sgf
@@ -142,7 +142,8 @@ class Desk:
         )
 
     def click(self, css: str, answer: bool = True) -> None:
-        """Click (found again if the page redrew it), and answer the question it asks."""
+        """Click (found again if the page redrew it), and answer the question it asks
+        (the page's own dialog, web/common.js askFirst)."""
 
         def once() -> bool:
             try:
@@ -152,16 +153,8 @@ class Desk:
                 return False
 
         self.until(once)
-        try:
-            alert = self.b.switch_to.alert
-        except NoAlertPresentException:
-            return
-        alert.accept() if answer else alert.dismiss()
-
-    def yes(self) -> None:
-        """Answer the page's own question (a clock action asks first, in its dialog)."""
-        self.until(lambda: self.b.execute_script("return !!document.querySelector('#ask[open]')"))
-        self.b.find_element(By.ID, "ask-yes").click()
+        if self.b.execute_script("return !!document.querySelector('#ask[open]')"):
+            self.b.find_element(By.ID, "ask-yes" if answer else "ask-no").click()
 
     def board_page(self, no: int) -> None:
         self.b.get(self.s.url + "/board/%d" % no)
@@ -355,8 +348,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     poll(lambda: server.get("/api/boards/%d" % x5)["state"] == "knocked", "the knock")
     desk.until(lambda: "knock" in desk.text("#alerts").lower())
     black = server.get("/api/boards/%d" % x5)["left"][1]
-    desk.click("[data-knock='0']")  # the ruling: Red knocked the clock over
-    desk.yes()
+    desk.click("[data-knock='0']")  # the ruling: Red knocked the clock over (asked: yes)
     poll(lambda: server.get("/api/boards/%d" % x5)["left"][1] >= black + 55000, "60 s to Black")
     assert "knock" in {a["kind"] for a in server.get("/api/boards/%d" % x5)["alerts"]}
     desk.line(x5, "resign red")
@@ -367,8 +359,7 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     box = b.find_element(By.ID, "pen-s")
     box.clear()
     box.send_keys("-30")
-    desk.click("#penalty")
-    desk.yes()
+    desk.click("#penalty")  # asked first: yes
     poll(lambda: server.get("/api/boards/%d" % x6)["left"][1] <= black - 30000, "30 s off Black")
     desk.line(x6, "draw")
     want[1, x6] = "1/2-1/2"

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from qizhong.arbiter.session import ArbiterError, GameSession, Notice, Result
+from qizhong.arbiter.session import ArbiterError, GameSession, Notice, Played, Result
 from qizhong.clocks.driver import Clock
 from qizhong.clocks.link import Event
 from qizhong.records import go_sgf
@@ -90,6 +90,7 @@ class GoSession(GameSession):
         self.properties = dict(properties or {})
         self.dead_stones: set[go.Point] = set()
         self.outcome: go.Outcome | None = None
+        self._over_at_press = ""  # play is over, the clock stops at the last move's press
 
     def _board_turn(self) -> int:
         return _side(self.board.turn)
@@ -113,11 +114,25 @@ class GoSession(GameSession):
         took = len(self.board.last_captured())
         self._enter(side, mv.gtp(), " takes %d" % took if took else "")
         if self.board.is_game_over():
-            self._play_over("two passes in a row")
+            if self.running and any(p.press is None for p in self.played):
+                # The second pass entered before its press: that press is its time (as
+                # for any move), so the clock stops when it comes, not now.
+                self._over_at_press = "two passes in a row"
+                self._say("info", "two passes in a row: the clock stops at %s's press"
+                          % self.name(side), "GO-5")  # fmt: skip
+            else:
+                self._play_over("two passes in a row")
         return self._flush()
+
+    def _paired(self, played: Played) -> None:
+        super()._paired(played)
+        if self._over_at_press and all(p.press is not None for p in self.played):
+            why, self._over_at_press = self._over_at_press, ""
+            self._play_over(why)
 
     def _pop(self) -> None:
         self.board.pop()
+        self._over_at_press = ""  # the pass taken back: play goes on
 
     def suggest(self, text: str) -> list[str]:
         """What ``text`` could become: ``pass``, or the legal points it starts."""
@@ -150,6 +165,7 @@ class GoSession(GameSession):
             self.board.agree()
         except go.GoError as e:
             raise ArbiterError(str(e)) from None
+        self._over_at_press = ""
         self._play_over("both players agree")
         return self._flush()
 

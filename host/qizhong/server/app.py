@@ -81,6 +81,7 @@ class Hall:
         self._flushing = False
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self.acked: set[int] = set()
+        self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
         self.kept_logins = store.logins()
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
@@ -504,7 +505,7 @@ def make_app(hall: Hall) -> web.Application:
 
     async def act(request: web.Request) -> web.Response:
         try:
-            return await _act(request)
+            return await _one_at_a_time(hall, request, _act)
         finally:
             hall.boards_made.clear()  # what the action changed shows at once
 
@@ -514,6 +515,11 @@ def make_app(hall: Hall) -> web.Application:
         st = state_of(request)
         no, verb = st.board.no, request.match_info["verb"]
         body = await _json(request)
+        key = _key(request, body)
+        if key and verb in ("ack", "players"):  # the clock's own verbs check below
+            kept = hall.store.answer(key)
+            if kept is not None:
+                return web.json_response(dict(kept[1], repeated=True))
         if verb == "ack":
             event = _int(body, "event")
             if not any(a["id"] == event for a in st.alerts):  # this board's own alert
@@ -522,6 +528,8 @@ def make_app(hall: Hall) -> web.Application:
             hall.acked.add(event)
             st.ack(event)
             hall.notify(no, st.view(), None)
+            if key:
+                hall.store.put_answer(key, no, {"ok": True})
             return web.json_response({"ok": True})
         if verb == "move":  # the board's session takes it (checked by its rules engine)
             text = str(body.get("text", ""))
@@ -545,7 +553,11 @@ def make_app(hall: Hall) -> web.Application:
             hall.store.set_board(no, **fields)
             hall.store.action_done(aid, "ok")
             st.board = next(b for b in hall.store.boards() if b.no == no)
+            if "first" in fields or "second" in fields:
+                await _renamed(hall, no, st.game_no, fields.get("first"), fields.get("second"))
             hall.notify(no, st.view(), None)
+            if key:
+                hall.store.put_answer(key, no, {"ok": True})
             return web.json_response({"ok": True})
         if verb not in CLOCK_ACTIONS:
             raise web.HTTPNotFound(text="no action %r" % verb)
@@ -556,6 +568,9 @@ def make_app(hall: Hall) -> web.Application:
             r = body.get("result")
             if r is not None:
                 line = "draw" if r in (2, "draw") else "win %d" % _side({"side": r}, st.board.game)
+                kept = hall.store.answer(key) if key else None
+                if kept is not None:  # a retry: the first send's answer (one action in the log)
+                    return web.json_response(dict(kept[1], repeated=True))
                 aid = hall.store.add_action(no, verb, body, "arbiter")
                 got = await _session(hall, no, line, _key(request, body))
                 hall.store.action_done(
@@ -565,7 +580,6 @@ def make_app(hall: Hall) -> web.Application:
                     raise web.HTTPConflict(text=_why(got["lines"]))
                 return web.json_response({"ok": True, "action": aid, "lines": got["lines"]})
         worker = hall.worker(no)
-        key = _key(request, body)
         if key:  # a retry (the answer lost, the server restarted): applied once
             kept = hall.store.answer(key)
             if kept is not None:
@@ -703,8 +717,12 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_post("/api/boards/{no:\\d+}/request", relay)
     app.router.add_get("/api/boards/{no:\\d+}/session", session_view)
     app.router.add_get("/api/boards/{no:\\d+}/session/record", session_record)
-    app.router.add_post("/api/boards/{no:\\d+}/session", session_line)
-    app.router.add_post("/api/boards/{no:\\d+}/session/new", session_new)
+    app.router.add_post(
+        "/api/boards/{no:\\d+}/session", lambda r: _one_at_a_time(hall, r, session_line)
+    )
+    app.router.add_post(
+        "/api/boards/{no:\\d+}/session/new", lambda r: _one_at_a_time(hall, r, session_new)
+    )
     app.router.add_post("/api/boards/{no:\\d+}/{verb}", act)
     app.router.add_get("/ws", ws)
 
@@ -787,6 +805,44 @@ def _key(request: web.Request, body: dict[str, Any]) -> str:
     if not isinstance(key, str) or len(key) > 100:
         raise web.HTTPBadRequest(text="key: a text of at most 100 characters")
     return key
+
+
+async def _one_at_a_time(
+    hall: Hall, request: web.Request, handler: Callable[[web.Request], Awaitable[web.Response]]
+) -> web.Response:
+    """``handler``, after any action with the same idempotency key still being
+    acted on (a retry sent while the first send waits for the clock): the retry
+    then finds the first one's answer kept, and is not applied again."""
+    try:
+        key = _key(request, await _json(request)) if request.can_read_body else ""
+    except web.HTTPException:
+        key = ""  # the handler says what is wrong with the request
+    if not key:
+        return await handler(request)
+    while key in hall.in_flight:
+        await hall.in_flight[key].wait()
+    done = hall.in_flight[key] = asyncio.Event()
+    try:
+        return await handler(request)
+    finally:
+        del hall.in_flight[key]
+        done.set()
+
+
+async def _renamed(
+    hall: Hall, no: int, game_no: int, first: str | None, second: str | None
+) -> None:
+    """New players on board ``no``: its session's record and its round's game name them."""
+    rename = getattr(getattr(hall, "rounds", None), "rename", None)
+    if rename is not None:
+        rename(no, game_no, first, second)
+    worker = hall.games.fed_worker(no)
+    try:  # on the board's thread, as every session action
+        if worker is None:
+            raise LinkError("board %d: no clock" % no)
+        await asyncio.wrap_future(worker.call(lambda c: hall.games.rename(no, first, second)))
+    except LinkError:  # the clock is away: nothing else touches its session now
+        hall.games.rename(no, first, second)
 
 
 def _why(lines: list[str]) -> str:

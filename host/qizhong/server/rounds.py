@@ -283,6 +283,20 @@ class Rounds:
         self._reload()
         return no
 
+    def rename(self, board: int, game_no: int, first: str | None, second: str | None) -> None:
+        """The players of a round's game changed on its board (``players``): its
+        record and the results table name the new ones."""
+        got = self._games.get((board, game_no))
+        if got is None:
+            return
+        rnd, p = got
+        self.store._write(
+            "UPDATE pairings SET first=?, second=? WHERE round=? AND board=? AND game_no=?",
+            (p.first if first is None else first, p.second if second is None else second,
+             rnd, board, game_no),
+        )  # fmt: skip
+        self._reload()
+
     def info(self, board: int, game_no: int) -> Info | None:
         """A game's tags (the feed's ``info``): a round's game's from its pairing;
         a game of no round gets the tournament's name and site (else None)."""

@@ -254,6 +254,21 @@ class Sessions:
             self.hall.store.add_entry(no, g.session, g.fed.row, {"close": why})
             self._to_board(g, closed=True)
 
+    def rename(self, no: int, first: str | None, second: str | None) -> None:
+        """The board's players changed (``players``): its open session's record
+        names them from now on, and so does the session rebuilt after a restart
+        (a ``names`` entry in its journal). None: that name stays."""
+        g = self.games.get(no)
+        if g is None:  # one not rebuilt yet (its clock away): its journal has them for then
+            n = self.hall.store.last_session(no)
+            rows = self.hall.store.entries(no, n) if n else []
+            if rows and "close" not in rows[-1][2]:
+                self.hall.store.add_entry(no, n, rows[-1][1], {"names": [first, second]})
+            return
+        self.hall.store.add_entry(no, g.session, g.fed.row, {"names": [first, second]})
+        _set_names(g.console.session, first, second)
+        self._settle(g)
+
     def _sink(self, no: int, n: int, fed: FedClock) -> Callable[[dict[str, Any]], None]:
         store = self.hall.store
 
@@ -301,6 +316,10 @@ class Sessions:
             if entry.get("c") == "status" and "r" in entry:
                 fed.floor = (str(header["clock"].get("boot", "")), int(entry["r"]["seq"]))
         console = replay(header, actions, journal)
+        for _, _, e in rows:  # the players named since the session began
+            names = e.get("names")
+            if isinstance(names, list) and len(names) == 2:
+                _set_names(console.session, *(x if isinstance(x, str) else None for x in names))
         g = Game(no, n, console, journal, fed)
         g.keys = {str(e["key"]) for _, _, e in rows if "key" in e}
         for s in self.hall.store.events(no, fed.row):  # kept after the session last looked
@@ -439,6 +458,25 @@ def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]
         if isinstance(v, str) and len(v) > LINE_MAX:
             raise SessionError("%s: at most %d characters" % (k, LINE_MAX))
     return out
+
+
+def _set_names(session: Any, first: str | None, second: str | None) -> None:
+    """The players' names in ``session``'s record (PGN tags, SGF PB/PW)."""
+    from qizhong.arbiter.chess import ChessSession
+    from qizhong.arbiter.go import GoSession
+
+    if isinstance(session, GoSession):
+        if first is not None:
+            session.black = first
+        if second is not None:
+            session.white = second
+        return
+    tags = ("White", "Black") if isinstance(session, ChessSession) else ("Red", "Black")
+    for tag, name in zip(tags, (first, second), strict=True):
+        if name:
+            session.headers[tag] = name
+        elif name is not None:
+            session.headers.pop(tag, None)
 
 
 def _alert_kind(kind: str, text: str, rule: str) -> str:

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS session_log (
   row INTEGER NOT NULL, entry TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS answers (
   key TEXT PRIMARY KEY, board INTEGER NOT NULL, answer TEXT NOT NULL, host_ms INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS answers_age ON answers (host_ms);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS logins (digest TEXT PRIMARY KEY, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS acks (
@@ -74,6 +75,13 @@ class Stored:
     host_ms: int
 
 
+# Idempotency answers kept: those of the last day, the newest ANSWERS_MAX of them. A page
+# or a console retries for a minute at most (web/board.js, server/client.py); a day also
+# covers a retry typed again after a restart. Older keys are applied again if sent.
+ANSWERS_MS = 24 * 3600 * 1000
+ANSWERS_MAX = 10000
+
+
 class StoreError(Exception):
     """A write the file did not take (a full disk, an I/O error): nothing of it is kept."""
 
@@ -99,6 +107,8 @@ class Store:
             os.close(self._lock_fd)
             raise StoreError("%s: %s" % (path, e)) from None
         self._lock = threading.Lock()
+        self.answers_ms = ANSWERS_MS  # how long, and how many, idempotency answers are kept
+        self.answers_max = ANSWERS_MAX
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -112,11 +122,15 @@ class Store:
                 self._lock_fd = -1
 
     def _write(self, sql: str, args: tuple[object, ...]) -> sqlite3.Cursor:
+        return self._write_all((sql, args))
+
+    def _write_all(self, *statements: tuple[str, tuple[object, ...]]) -> sqlite3.Cursor:
+        """Statements in one transaction (all kept, or none); the first one's cursor."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
-                    cur = self._db.execute(sql, args)
+                    curs = [self._db.execute(sql, args) for sql, args in statements]
                     self._db.execute("COMMIT")
                 except BaseException:
                     if self._db.in_transaction:
@@ -124,7 +138,7 @@ class Store:
                     raise
             except (sqlite3.Error, OverflowError) as e:
                 raise StoreError("%s: %s" % (self.path, e)) from None
-            return cur
+            return curs[0]
 
     def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         with self._lock:
@@ -253,11 +267,26 @@ class Store:
         return [(int(i), int(r), json.loads(str(e))) for i, r, e in rows]  # type: ignore[call-overload]
 
     def put_answer(self, key: str, board: int, answer: dict[str, object]) -> None:
-        """The answer an action with idempotency ``key`` got (a retry gets it again)."""
-        self._write(
-            "INSERT OR IGNORE INTO answers (key, board, answer, host_ms) VALUES (?,?,?,?)",
-            (key, board, json.dumps(answer, ensure_ascii=False), host_ms()),
+        """The answer an action with idempotency ``key`` got (a retry gets it again).
+
+        Bounded: answers older than ``answers_ms`` and all but the newest
+        ``answers_max`` go, in the same transaction."""
+        now = host_ms()
+        self._write_all(
+            (
+                "INSERT OR IGNORE INTO answers (key, board, answer, host_ms) VALUES (?,?,?,?)",
+                (key, board, json.dumps(answer, ensure_ascii=False), now),
+            ),
+            ("DELETE FROM answers WHERE host_ms < ?", (now - self.answers_ms,)),
+            (
+                "DELETE FROM answers WHERE rowid <= (SELECT rowid FROM answers"
+                " ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+                (self.answers_max,),
+            ),
         )
+
+    def answers_kept(self) -> int:
+        return int(self._read("SELECT COUNT(*) FROM answers")[0][0])  # type: ignore[call-overload]
 
     def answer(self, key: str) -> tuple[int, dict[str, object]] | None:
         rows = self._read("SELECT board, answer FROM answers WHERE key=?", (key,))

@@ -120,10 +120,13 @@ render = function () {
 };
 window.onArbiter = () => { document.getElementById("controls").hidden = !arbiter; };
 
+// Every action is sent with its own idempotency key, again with the same key while the
+// server or the clock is away (api.js): one click is applied once.
 async function act(verb, body) {
   const err = document.getElementById("act-error");
   let ok = false;
-  try { await api("/api/boards/" + NO + "/" + verb, body || {}); err.textContent = ""; ok = true; }
+  const waiting = () => { err.textContent = verb + ": the server is away: sending again…"; };
+  try { await apiKept("/api/boards/" + NO + "/" + verb, body || {}, waiting); err.textContent = ""; ok = true; }
   catch (e) { err.textContent = verb + ": " + e.message; }
   loadLog();
   return ok;

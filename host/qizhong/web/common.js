@@ -257,7 +257,7 @@ function connect(onEvent) {
 }
 
 async function ack(no, id) {
-  try { await api("/api/boards/" + no + "/ack", { event: id }); } catch (e) { showError(e.message); }
+  try { await apiKept("/api/boards/" + no + "/ack", { event: id }); } catch (e) { showError(e.message); }
 }
 
 function showError(text) {

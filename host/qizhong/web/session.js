@@ -13,12 +13,6 @@ const ASKS = new Set(["foul", "nomove", "illegal", "claim", "resign", "phone", "
   "overrule", "unrule", "count", "agree", "accept", "win", "draw", "penalty", "adjust", "knock",
   "quickplay"]);
 
-function newKey() {
-  const a = new Uint8Array(12);
-  crypto.getRandomValues(a);
-  return "page-" + Array.from(a, (x) => x.toString(16).padStart(2, "0")).join("");
-}
-
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -28,32 +22,19 @@ function el(tag, attrs, ...kids) {
   return e;
 }
 
-// POST with the action's key, sent again (same key) while the server or the clock is away.
-async function postKept(path, body) {
-  for (let i = 0; ; i++) {
-    let r = null;
-    try {
-      r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body), credentials: "same-origin" });
-    } catch (e) { r = null; }
-    if ((r === null || r.status === 503) && i < 30) {
-      document.getElementById("session-error").textContent = "the server is away: sending again…";
-      await new Promise((ok) => setTimeout(ok, 1000));
-      continue;
-    }
-    if (r === null) throw new Error("the server is away");
-    const data = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(data.error || r.statusText);
-    return data;
-  }
+// POST with the action's key (api.js), sent again (same key) while the server or the clock is away.
+function postKept(path, body) {
+  return apiKept(path, body, () => {
+    document.getElementById("session-error").textContent = "the server is away: sending again…";
+  });
 }
 
 async function sendLine(line, label) {
   const err = document.getElementById("session-error");
   const verb = line.trim().split(/\s+/)[0].toLowerCase();
-  if (ASKS.has(verb) && !confirm("Board " + NO + ": " + (label || line) + "?")) return false;
+  if (ASKS.has(verb) && !(await askFirst("Board " + NO + ": " + (label || line) + "?", "Yes: " + (label || line)))) return false;
   try {
-    const got = await postKept("/api/boards/" + NO + "/session", { line, key: newKey() });
+    const got = await postKept("/api/boards/" + NO + "/session", { line });
     const bad = (got.lines || []).filter((x) => x.startsWith("?"));
     err.textContent = bad.join(" ");
     document.getElementById("session-out").textContent = (got.lines || []).join("\n");
@@ -172,10 +153,10 @@ function setupSession() {
     if (await sendLine(box.value)) box.value = "";
   });
   document.getElementById("session-new").onclick = async () => {
-    if (!confirm("Board " + NO + ": a new session for the game on the clock (the last one's rulings end)?")) return;
+    if (!(await askFirst("Board " + NO + ": a new session for the game on the clock (the last one's rulings end)?", "New session"))) return;
     const late = !document.getElementById("session-strict").checked;
     try {
-      const got = await postKept("/api/boards/" + NO + "/session/new", { options: { late_entry: late }, key: newKey() });
+      const got = await postKept("/api/boards/" + NO + "/session/new", { options: { late_entry: late } });
       drawSession(got.session);
     } catch (e) { document.getElementById("session-error").textContent = e.message; }
   };
