@@ -10,7 +10,10 @@
 - wall time of a 2-hour game in virtual time, through the pty and the world link;
 - the lowest heap (``micropython -X heapsize=``) it boots and plays in with
   the journal on, from source and compiled (tests/test_heap_boot.py checks
-  the README's figure).
+  the README's figure);
+- a scan over heap sizes and install-path lengths, from source: at each, does
+  it boot and play, and does the setup menu open and set the clock after each
+  of three games (tests/test_menu.py checks the README's heap at three lengths).
 """
 
 import os
@@ -23,6 +26,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
+from qizhong.clocks.link import PortBusy  # noqa: E402
 from qizhong.sim import Sim, SimError, micropython_path  # noqa: E402
 
 
@@ -117,6 +121,68 @@ def lowest_heap(firmware=None, start=96, stop=320, step=8, above=4):
     return -1
 
 
+def menu_after_games(size_k, path_len, games=3):
+    """How many of ``games`` flagged games were followed by a setup menu that
+    opened and set the clock, with the firmware from source installed at a
+    path ``path_len`` characters long to ``firmware/``; -1: it did not boot
+    or died."""
+    with tempfile.TemporaryDirectory(prefix="q", dir="/tmp", ignore_cleanup_errors=True) as base:
+        pad = path_len - len(base) - len("/p/firmware") + 1
+        if pad < 1:
+            raise ValueError("path length %d: the shortest here is %d" % (path_len, len(base) + 11))
+        fw = os.path.join(base, "p" * pad, "firmware")
+        shutil.copytree(
+            os.path.join(ROOT, "firmware"), fw, ignore=shutil.ignore_patterns("__pycache__")
+        )
+        opened = 0
+        try:
+            with Sim(
+                firmware=fw,
+                flash=os.path.join(base, "flash.img"),
+                options=("-X", "heapsize=%dk" % size_k),
+            ) as sim:
+                t = 0
+                for _ in range(games):
+                    sim.command("config 1m+1s")
+                    sim.key("start", t)
+                    for i in range(40):
+                        sim.press(i % 2, t + 1000 * (i + 1))
+                    t += 400000  # both flagged long before
+                    for key in ("menu", "plus", "start"):  # the next game's first preset
+                        t += 100
+                        sim.key(key, t)
+                    opened += sim.command("tc") != "ok tc 1m+1s"
+                    t += 1000
+        except SimError:
+            return -1
+        return opened
+
+
+def _retrying(f, *args):
+    """``f(*args)``, tried again while another program holds the pty just
+    handed out (a stale lock of a killed simulator's port; qizhong.clocks.link)."""
+    for _ in range(30):
+        try:
+            return f(*args)
+        except PortBusy:
+            time.sleep(1)
+    return f(*args)
+
+
+def heap_scan(sizes=range(200, 221, 4), lengths=range(28, 95, 6), games=3):
+    """Print a table: a row a heap size, a column an install-path length;
+    each cell the games after which the menu opened (of ``games``), X: it did
+    not boot, or died."""
+    print("setup menu after %d games, from source: opened of %d, X died" % (games, games))
+    print("heap  path: " + " ".join("%3d" % n for n in lengths))
+    for k in sizes:
+        cells = []
+        for n in lengths:
+            r = _retrying(menu_after_games, k, n, games)
+            cells.append("  X" if r < 0 else "%3d" % r)
+        print("%3dk       " % k + " ".join(cells), flush=True)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         compiled = mpy_firmware(tmp)
@@ -131,6 +197,7 @@ def main():
             "lowest heap, journal on, boots and plays:  %d KB from source, %d KB mpy-cross build"
             " (64-bit unix port)" % (lowest_heap(None), lowest_heap(compiled))
         )
+    heap_scan()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import pytest
 
 from conftest import ROOT
 from qizhong.core import face
+from qizhong.sim import Sim
 from qizhong.sim.png import mono_vlsb_pixels, mono_vlsb_to_png, side_by_side
 
 W = 128
@@ -154,6 +155,21 @@ class Shot:
     def bat(self):
         return self.icon(face.BAT_ICON, face.BAT_X)
 
+    @property
+    def voice(self):
+        """(language, "up" or "down") as the idle face shows it, or None."""
+        if not self.icon(face.VOICE_ICON, face.STATE_X):
+            return None
+        arrow = face.STATE_X + 32
+        style = (
+            "up"
+            if self.icon(face.UP_ICON, arrow)
+            else "down"
+            if self.icon(face.DOWN_ICON, arrow)
+            else "?"
+        )
+        return read_text(self.px, self.font, face.STATE_X + 8, 3), style
+
 
 @pytest.fixture(scope="module")
 def run(micropython):
@@ -247,7 +263,8 @@ def test_stopped_clock_frames_the_side_to_move(shots):
         assert framed(red.px) and not framed(black.px)
         assert red.state == black.state == word
     assert shots["finished", 0].state == shots["finished", 1].state == "END"
-    assert shots["running", 0].state == shots["idle", 0].state == ""
+    assert shots["running", 0].state == ""
+    assert shots["idle", 0].voice == shots["idle", 1].voice == ("CMN", "up")  # before a game
 
 
 def test_move_counts(shots):
@@ -465,3 +482,17 @@ def test_side_by_side_places_both_displays(shots):
             for x in range(0, W, 3):
                 got = rows[(margin + y) * scale + 1][(x0 + x) * scale + 1]
                 assert (got == fg) == bool(panel.px[y][x]), (x, y)
+
+
+def test_the_idle_face_shows_the_voice_and_its_count(run):
+    # #23: the voice was shown only in its menu, `status` and the `voice` query.
+    # Before a game both faces show it: a speaker, the language as the `voice`
+    # command names it, an arrow up (counting up) or down (counting down).
+    font = next(iter(run[1].values())).font
+    with Sim() as sim:
+        for lang, style in (("ja", "down"), ("yue", "up"), ("en", "down"), ("cmn", "up")):
+            assert sim.command("voice %s %s" % (lang, style)) == "ok voice %s %s" % (lang, style)
+            for buf in sim.frame():
+                assert Shot(buf, font).voice == (lang.upper(), style)
+        sim.key("start", 1000)
+        assert [Shot(buf, font).voice for buf in sim.frame()] == [None, None]  # in play: the game's

@@ -229,7 +229,9 @@ def test_new_players_name_the_sessions_record_the_rounds_and_after_a_restart(ser
     server.post("/api/rounds", {"pairings": "board,first,second\n1,Lu,Xu\n"})
     assert server.post("/api/rounds/1/start", {})["boards"][0]["outcome"] == "ok"
     assert line(server, "炮二平五")["ok"]
-    assert '[Red "Lu"]' in record(server, "/api/boards/1/session/record")
+    rec = record(server, "/api/boards/1/session/record")
+    assert '[Red "Lu"]' in rec and '[Round "1"]' in rec and '[Event "qizhong hall"]' in rec
+    assert '[Date "????' not in rec
     server.post("/api/boards/1/players", {"first": "吕钦", "second": "许银川"})
     for path in ("/api/boards/1/session/record", "/boards/1.pgn", "/rounds/1/1.pgn"):
         rec = record(server, path)
@@ -242,6 +244,7 @@ def test_new_players_name_the_sessions_record_the_rounds_and_after_a_restart(ser
     server.boards_up(server.socket())
     rec = record(server, "/api/boards/1/session/record")
     assert '[Red "吕钦"]' in rec and '[Black "Hu"]' in rec and "炮二平五" in rec
+    assert '[Round "1"]' in rec  # the round's tags are kept in the session's journal
     body = {"result": "red", "key": "page-finish-1"}
     first = server.post("/api/boards/1/finish", body)
     assert server.post("/api/boards/1/finish", body)["repeated"] and first["ok"]

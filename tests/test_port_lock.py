@@ -4,6 +4,7 @@ trusts nothing it did not make (#26 item 5): a link at the lock file's place
 is refused, never followed (its target used to be overwritten with the pid
 and command line), and so is a lock folder another user could write in."""
 
+import fcntl
 import os
 import tty
 
@@ -104,3 +105,46 @@ def test_the_servers_address_file_follows_no_link(pty, tmp_path):
             if os.path.lexists(at):
                 os.unlink(at)
     assert [n for n in os.listdir(os.path.dirname(path)) if n.endswith(".tmp")] == []
+
+
+def _firmware_children() -> list[int]:
+    """This process's children that run the firmware (MicroPython)."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :]
+        state, ppid = rest.split()[:2]
+        if int(ppid) == os.getpid() and "micropython" in comm and state != "Z":
+            out.append(int(pid))
+    return out
+
+
+def test_a_simulator_whose_port_is_taken_leaves_no_firmware_running(tmp_path, monkeypatch):
+    """A simulator whose pty another program holds says so (PortBusy) and
+    stops the firmware it started: none is left running for nobody."""
+    from qizhong.clocks.link import _open_lock
+    from qizhong.sim.simulator import Sim
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    (tmp_path / "run").mkdir(mode=0o700)
+    master, slave = os.openpty()
+    first = int(os.ttyname(slave).rsplit("/", 1)[1])
+    os.close(master)
+    os.close(slave)  # the next pty is most likely this number, or one just above
+    held = []
+    try:
+        for n in range(first, first + 64):
+            fd = _open_lock(lock_path("/dev/pts/%d" % n))
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.append(fd)
+        before = _firmware_children()
+        with pytest.raises(PortBusy):
+            Sim()
+        assert _firmware_children() == before
+    finally:
+        for fd in held:
+            os.close(fd)

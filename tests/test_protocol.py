@@ -273,3 +273,30 @@ def test_state_load_keeps_what_is_given_as_minus_one():
         c.load(0, (-1, 5000), (7, -1))  # EQ-7: only Black's time and Red's moves given
         st = c.status()
         assert st.left == (600000, 5000) and st.moves == (7, 0)
+
+
+def test_the_widest_status_reply_fits_a_frame():
+    # A reply's body ("r ID ...") is at most proto.MAX_BODY bytes, or the host gets
+    # "err internal" instead of the status. Every field at the widest the clock
+    # lets it be (t just under the 2**29 ms rebase, 100 h a side, 9999 moves, 99
+    # periods, finished, Black's lever, volume 10, muted), then the request ID, the
+    # event count and the side to move widened to theirs (65535, 2**31 - 1, -1).
+    with Sim() as sim:
+        for c in (
+            "config 1m byoyomi 99x60s",
+            "levers black",
+            "volume 10",
+            "mute on",
+            "start",
+            "pause",
+            "set red 360000000 9999 99",
+            "set black 360000000 9999 99",
+            "finish",
+        ):
+            assert sim.command(c).startswith("ok"), c  # fmt: skip
+        sim.run_to((1 << 29) - 1000)
+        text = sim.command("status")
+    f = dict(w.split("=", 1) for w in text.split()[2:])
+    assert f["t"] == "536869912" and f["left"] == "360000000,360000000"
+    widest = len("r 65535 " + text) + len("2147483647") - len(f["seq"]) + 2 - len(f["run"])
+    assert widest <= proto.MAX_BODY, widest  # 194 of 200 with the freeze field

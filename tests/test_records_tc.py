@@ -111,3 +111,24 @@ def test_the_new_modes_keep_their_exact_spec_in_both_records():
         assert root.get_raw("TM") == tm and root.get_raw("QZTC") == spec.encode()
         assert (root.get_raw("OT") if root.has_property("OT") else None) == ot
         assert tcspec.format(back.time_control) == spec
+
+
+def test_the_flag_behaviour_is_kept_in_every_record():
+    # An arbiter's `flag run` or `flag freeze` (set on the clock's menu too): chess
+    # PGN keeps the standard TimeControl and adds the exact spec in ClockSpec, as
+    # it does for what PGN cannot say; SGF keeps it in QZTC; Xiangqi PGN writes
+    # the spec itself.
+    import chess
+
+    from qizhong.records import chess_pgn
+
+    for spec in ("15m+10s flag run", "40/90m+30s:30m+30s flag freeze"):
+        game = chess_pgn.build(chess.Board(), time_control=spec)
+        tc = timecontrol.parse(spec)
+        assert game.headers["TimeControl"] == timecontrol.to_pgn(tc)
+        assert game.headers["ClockSpec"] == spec
+        data, back = _sgf_round_trip(tc)
+        assert tcspec.format(back.time_control) == spec
+        assert _root(data).get_raw("QZTC") == spec.encode()
+    plain = chess_pgn.build(chess.Board(), time_control="15m+10s")
+    assert "ClockSpec" not in plain.headers  # the TimeControl says all of it

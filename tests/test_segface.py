@@ -193,3 +193,30 @@ def test_the_drawing_in_docs_is_the_layout():
         assert f.read() == segment_drawing.svg()
     with open(os.path.join(repo_root(), "docs", "img", "segment-face.png"), "rb") as f:
         assert f.read() == segment_drawing.png_all_lit()
+
+
+def test_before_a_game_the_glass_shows_the_voice_and_its_count():
+    # #23: the language on the moves field (no move yet), an arrow up (counting
+    # up) or down on the state field; in play the moves again.
+    from qizhong.core import voice
+
+    idle = C.Clock(tcspec.parse("15m+10s"), 0)
+    try:
+        voice.use(voice.LANGS.index("ja"), voice.STYLES.index("down"))
+        assert shown(idle, 0, 0)[:3] == ("JA", "", "\u2193")
+        voice.use(voice.LANGS.index("yue"), voice.STYLES.index("up"))
+        assert shown(idle, 1, 0)[:3] == ("YUE", "", "\u2191")
+        assert shown(clock("15m+10s"), 0, 0)[:3] == ("0", "", "")
+    finally:
+        voice.use(0, 0)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the simulator runs on the unix port")
+def test_the_simulated_glass_shows_the_voice_set_from_the_host():
+    with Sim(board="battery") as sim:
+        assert sim.command("voice en down") == "ok voice en down"
+        sim.frame()
+        assert (2, 1, "EN") in sim.texts[0] and (72, 1, "\u2193") in sim.texts[1]
+        sim.key("start", 1000)
+        sim.frame()
+        assert (2, 1, "0") in sim.texts[0]

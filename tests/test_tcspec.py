@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qizhong import timecontrol as host_tc
-from qizhong.core import tcformats, tcspec, timecontrol
+from qizhong.core import menuview, tcformats, tcspec, timecontrol
 from qizhong.core.tcspec import SpecError
 from qizhong.core.timecontrol import (
     BRONSTEIN,
@@ -352,14 +352,14 @@ def test_time_control_repr_shows_the_spec():
 @given(time_controls())
 def test_display_lines_are_the_whole_spec_never_cut(tc):
     # #24: the setup menu shows a control a stage a line, at most 16 characters.
-    lines = tcformats.format_lines(tc)
+    lines = menuview.format_lines(tc)
     assert "".join(lines).replace(" ", "") == tcspec.format(tc).replace(" ", "")
     assert all(0 < len(line) <= 16 for line in lines)
 
 
 def test_the_fide_preset_is_shown_a_stage_a_line():
     tc = tcspec.parse("fide")
-    assert tcformats.format_lines(tc) == ("40/90m+30s", ":30m+30s")
+    assert menuview.format_lines(tc) == ("40/90m+30s", ":30m+30s")
 
 
 @pytest.mark.parametrize(

@@ -128,6 +128,7 @@ def test_a_game_on_one_80x24_screen(screen_at):
     assert "15m+10s" in lines[0] and lines[0].endswith("IDLE")
     assert "RED · left lever a" in lines[1] and "BLACK · right lever l" in lines[1]
     assert lines[2].count("0 moves") == 2  # the firmware's status bars, as text
+    assert lines[2].count("voice CMN ↑") == 2  # before a game: the voice and its count (#23)
     for keys in ("a / l", "space", "k  knock over", "+ / -", "m  setup menu", "o  ok", "n  new"):
         assert keys in text, keys
     assert "q  quit" in lines[-1]
@@ -286,7 +287,7 @@ def test_the_battery_boards_glasses_on_the_screen(screen_at, monkeypatch):
     s = screen_at("xq-rapid", 1000)
     s.wait("right lever l")
     lines = s.lines()
-    assert lines[2].count("0 moves") == 2
+    assert lines[2].count("voice CMN ↑") == 2  # before a game: the voice (#23), no moves yet
     drawn = [line for line in lines if sum(c in "█▌▐▙▛▄▀" for c in line) > 10]
     assert len(drawn) >= 6  # 15:00 on both glasses, from their pictures
     s.key(" ", "start · Red to move")

@@ -301,9 +301,12 @@ class Board:
         self._stdin_on = True
 
         # Levers: IRQ state and the edge ring (the IRQ writes _w, the loop _r).
+        # The battery board's 1 MOhm pull-ups alone: the internal ~50 kOhm would draw
+        # ~66 uA all game through the held lever (hardware/battery-board.md).
+        pull = None if battery else Pin.PULL_UP
         self._levers = (
-            Pin(pins.LEVER_LEFT, Pin.IN, Pin.PULL_UP),
-            Pin(pins.LEVER_RIGHT, Pin.IN, Pin.PULL_UP),
+            Pin(pins.LEVER_LEFT, Pin.IN, pull),  # type: ignore[arg-type]  # None: no pull
+            Pin(pins.LEVER_RIGHT, Pin.IN, pull),  # type: ignore[arg-type]
         )
         self._down = [1 - p.value() for p in self._levers]
         self._last = [ticks_add(self._read, -BOUNCE_MS)] * 2

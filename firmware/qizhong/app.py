@@ -247,13 +247,16 @@ class App:
         elif key in (KEY_PLUS, KEY_MINUS) and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             self.open_voice_menu()
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
-            try:  # loaded when first opened: the boot heap stays as it was
-                from . import menu
+            try:  # loaded when opened: the boot heap stays as it was
+                from .menuload import load
+
+                menu = load()
 
                 if self.slots is None:  # the five user slots, from flash (#24)
                     self.slots = menu.load_slots(self.board.state_dir)
                 self.setup = menu.Menu(self.slots, self.game)
             except MemoryError:  # no room now: the clock goes on, the key does nothing
+                self.close_menu()  # what did load goes again
                 return
             self.menu = MENU_ON
             self.drawn = -1
@@ -275,11 +278,13 @@ class App:
         if self.menu == MENU_VOICE:
             self.voice_menu_key(key, t)
         elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
-            self.menu = MENU_OFF
+            self.close_menu()
         else:
             try:
                 self.setup.on_key(self, key, t)
             except MemoryError:  # no room for the menu now: it closes, the clock goes on
+                self.menu = MENU_OFF
+            if self.menu == MENU_OFF:  # applied, or no room
                 self.close_menu()
 
     def draw_menu(self):
@@ -295,9 +300,12 @@ class App:
         self.menu = MENU_OFF
         self.setup = None
         self.drawn = -1
-        import gc
+        try:  # its modules go: the next game has the heap it had before
+            from .menuload import unload
 
-        gc.collect()
+            unload()
+        except MemoryError:  # not even room for that: they stay, the clock goes on
+            pass
 
     # -- the voice (docs/voice.md) ---------------------------------------------
 
@@ -687,6 +695,7 @@ class App:
                 1 if self.muted else 0,
             )
             + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
+            + " freeze=%d" % (1 if c.tc.freezes() else 0)  # a flag stops both clocks
         )
 
 

@@ -11,8 +11,10 @@ at a time. Integer maths only.
 Layout (128x64): a status bar (rows 0-9, text at row 1) and the big digits
 (48 rows high, centred below it). Status fields, left to right: moves made,
 overtime ("CNT", "BY2", "5/15"), state ("PAUSE", "KNOCK", "END" or a flag and
-"1st"), the TC-9 pencil, the low-battery mark. The running side's bar is lit
-(text dark); a paused or knocked clock frames the side to move.
+"1st"; before a game the voice: a speaker, its language as the ``voice``
+command names it, an arrow up or down for counting up or down), the TC-9
+pencil, the low-battery mark. The running side's bar is lit (text dark); a
+paused or knocked clock frames the side to move.
 """
 
 try:
@@ -23,7 +25,8 @@ except ImportError:  # CPython
         return x
 
 
-from .clock import FINISHED, KNOCKED, PAUSED, RUNNING
+from . import voice
+from .clock import FINISHED, IDLE, KNOCKED, PAUSED, RUNNING
 
 # Under this many ms the face shows seconds and tenths.
 TENTHS_MS = const(20000)
@@ -54,6 +57,10 @@ SEGMENTS = (0x3F, 0x06, 0x5B, 0x4F, 0x66, 0x6D, 0x7D, 0x07, 0x7F, 0x6F)
 FLAG_ICON = (0x00, 0x7F, 0x0F, 0x0F, 0x0F, 0x0F, 0x00, 0x00)
 REC_ICON = (0x00, 0x30, 0x18, 0x14, 0x0A, 0x05, 0x02, 0x00)  # pencil: recording optional
 BAT_ICON = (0x3E, 0x3E, 0x22, 0x22, 0x22, 0x3E, 0x1C, 0x00)  # nearly empty battery
+VOICE_ICON = (0x1C, 0x1C, 0x3E, 0x7F, 0x00, 0x14, 0x22, 0x00)  # a speaker: the voice
+UP_ICON = (0x00, 0x04, 0x02, 0x7F, 0x02, 0x04, 0x00, 0x00)  # counting up
+DOWN_ICON = (0x00, 0x10, 0x20, 0x7F, 0x20, 0x10, 0x00, 0x00)  # counting down
+VOICE_LABELS = tuple(name.upper() for name in voice.LANGS)  # CMN, YUE, JA, KO, EN
 
 DIGITS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9")
 
@@ -215,6 +222,10 @@ class Face:
                 TEXT_Y,
                 c,
             )
+        elif state == IDLE:  # before a game: the voice it will speak, and its count
+            self.icon(VOICE_ICON, STATE_X, c)
+            fb.text(VOICE_LABELS[voice.lang], STATE_X + 8, TEXT_Y, c)
+            self.icon(DOWN_ICON if voice.style else UP_ICON, STATE_X + 32, c)
         if (s.recorded or clock.sides[1 - side].recorded) and not s.flagged:
             self.icon(REC_ICON, REC_X, c)  # TC-9: once either crossed, neither need record
         if low_battery:

@@ -8,7 +8,9 @@ auto-incremented order). The layout is fixed (``GLASS``), 153 segments:
 
     status   8 14-segment characters: moves (3, right-aligned),   112
              overtime (2: CN, B3, 15), state (3: PAU, KNK, FLG,
-             1ST, END, WIN, LOS, DRW)
+             1ST, END, WIN, LOS, DRW); before a game the voice's
+             language on the moves (CMN, YUE, JA, KO, EN) and
+             an arrow up or down (its count) on the state
     marks    RUN (this side's time runs), REC (TC-9), BAT         3
     time     5 big 7-segment digits H:MM:SS, 2 colons, a point    38
              (S.t only on a board with tenths)
@@ -30,7 +32,8 @@ except ImportError:  # CPython
         return x
 
 
-from .clock import FINISHED, KNOCKED, PAUSED, RUNNING
+from . import voice
+from .clock import FINISHED, IDLE, KNOCKED, PAUSED, RUNNING
 
 RAM_BYTES = const(20)
 SEGS = const(160)
@@ -70,6 +73,7 @@ FOURTEEN = {
     "S": 0x00ED, "T": 0x1201, "U": 0x003E, "V": 0x0C30, "W": 0x2836, "X": 0x2D00,
     "Y": 0x1500, "Z": 0x0C09, "-": 0x00C0, "+": 0x12C0, "/": 0x0C00, ">": 0x0900,
     "<": 0x2400, "_": 0x0008, "=": 0x00C8, ":": 0x1200, "*": 0x3FC0, " ": 0,
+    "\u2191": 0x1700, "\u2193": 0x3A00,  # arrows up and down: the voice's count
 }  # fmt: skip
 
 TENTHS_MS = const(20000)
@@ -84,6 +88,9 @@ def pattern(s, n):
 # The state field's words and the ot field's, made once (drawing them allocates nothing).
 W = {w: pattern(w, 3) for w in ("PAU", "KNK", "END", "WIN", "LOS", "DRW", "FLG", "1ST")}
 CN = pattern("CN", 2)
+# Before a game: the voice's language on the moves field (right-aligned), its count's arrow.
+VOICE_WORDS = tuple(pattern(("  " + name)[-3:], 3) for name in voice.LANGS)
+ARROWS = (FOURTEEN["\u2191"], FOURTEEN["\u2193"])  # voice.STYLES: up, down
 FOURTEEN_DIGITS = tuple(FOURTEEN[d] for d in DIGITS)
 
 
@@ -147,7 +154,11 @@ class SegFace:
         ot = clock.tc.overtime
         kind = ot.kind if ot is not None else ""
         counting = kind == "count" and s.ot and not s.flagged
-        number(ram, s.moves if s.moves < 1000 else 999, MOVES, 3)
+        if state == IDLE:  # no move yet: the voice it will speak, and its count (#23)
+            word(ram, MOVES, VOICE_WORDS[voice.lang])
+            fourteen(ram, STATE, ARROWS[voice.style])
+        else:
+            number(ram, s.moves if s.moves < 1000 else 999, MOVES, 3)
         if counting:
             word(ram, OT, CN)
         elif kind == "byoyomi":

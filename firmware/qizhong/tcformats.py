@@ -1,57 +1,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Time controls in other shapes: display rows, the notation a spec was read
-in, PGN ``TimeControl`` and SGF ``TM``/``OT`` (docs/timecontrol.md).
+"""Time controls in other shapes: the notation a spec was read in, PGN
+``TimeControl`` and SGF ``TM``/``OT`` (docs/timecontrol.md); the display rows
+are the menu's (``menuview.format_lines``).
 
-Pure like the rest of the core, but not loaded by the clock's own loop (the
-setup menu loads it): records are the host's business, and the Pico's heap
-is small.
+Pure like the rest of the core, but not loaded by the clock: records are the
+host's business, and the Pico's heap is small.
 """
 
 from . import tcspec
-from .tcspec import PRESETS, SpecError, _parse, _parts, _Reader, parse
+from .tcspec import PRESETS, SpecError, _parse, _Reader, parse
 from .timecontrol import BRONSTEIN, DELAY, FISCHER, HOURGLASS, UPCOUNT
-
-
-def format_lines(tc, width=16):
-    """The canonical spec as display lines of at most ``width`` characters
-    (#24: a long control is never cut): a stage a line (the second on
-    prefixed ``:``, as the spec writes it), then each clause. A longer part
-    breaks at a space, before a ``+`` or after a ``/``."""
-    out = []
-    for part in _parts(tc, True):
-        pieces = []  # (text, space before it)
-        word = ""
-        for ch in part:
-            if ch == " ":
-                pieces.append((word, False))
-                word = ""
-                pieces.append(("", True))
-            elif ch == "+" and word:
-                pieces.append((word, False))
-                word = "+"
-            else:
-                word += ch
-                if ch == "/":
-                    pieces.append((word, False))
-                    word = ""
-        pieces.append((word, False))
-        line = ""
-        space = False
-        for text, sep in pieces:
-            if sep:
-                space = True
-                continue
-            if not text:
-                continue
-            add = (" " if space and line else "") + text
-            if line and len(line) + len(add) > width:
-                out.append(line)
-                line = text
-            else:
-                line += add
-            space = False
-        out.append(line)
-    return tuple(out)
 
 
 def reading(text):

@@ -233,6 +233,31 @@ def main():
             failed += 1
             print("FAIL  %-20s %r, heap grew %d bytes, %d frames" % (spec, err, grew, frames))
 
+    # #23: before a game the faces show the voice; the segment glass too. In
+    # every language and style, drawn with nothing allocated.
+    from qizhong import segface, voice
+
+    glass = bytearray(segface.RAM_BYTES)
+    seg = segface.SegFace(glass)
+    idle = cases[0][1]
+
+    def voices(a, b, n):
+        for k in range(n):
+            voice.use(k % len(voice.LANGS), k // len(voice.LANGS) % 2)
+            a.draw(idle, 0, 0, False)
+            b.draw(idle, 1, 0, False)
+        return n
+
+    voices(f0, seg, 10)  # warm up
+    err, grew, _ = locked(voices, f0, seg, 10)
+    voice.use(0, 0)
+    if err is None and grew == 0:
+        passed += 1
+        print("ok    the voice on both idle faces, 0 bytes allocated")
+    else:
+        failed += 1
+        print("FAIL  idle voice: %r, heap grew %d bytes" % (err, grew))
+
     # Time per frame: the worst common case, a lit bar and H:MM:SS.
     c = cases[4][1]
     n = 2000

@@ -127,7 +127,9 @@ class Pin:
         self.id = id
         self.mode = mode
         self.pull = pull
-        self._v = 1 if pull == Pin.PULL_UP else 0
+        # An input with no pull: the board's own resistor pulls it up (the battery
+        # board's levers, hardware/battery-board.md).
+        self._v = 1 if pull == Pin.PULL_UP or (pull is None and mode == Pin.IN) else 0
         if value is not None:
             self._v = 1 if value else 0
         self.handler = None
@@ -452,6 +454,10 @@ def check_pins_configured():
         assert sm.id == pico.SM_LEVERS[k] and sm.pin is p and sm.jmp_pin is p, (n, sm.id)
         assert sm.on and sm.hard and sm.handler and sm.freq == pico.SM_HZ, n
     assert len(set(pico.SM_LEVERS)) == 2 and min(pico.SM_LEVERS) >= 4, "PIO1: I2S has PIO0"
+    make(0, battery=True)
+    for n in (pins.LEVER_LEFT, pins.LEVER_RIGHT):  # its 1 MOhm pull-ups alone: no 66 uA
+        assert machine.PINS[n].pull is None, (n, machine.PINS[n].pull)
+    make()
     for n in (pins.KEY_START, pins.KEY_MENU, pins.KEY_PLUS, pins.KEY_MINUS, pins.KEY_OK, pins.TILT):
         p = machine.PINS[n]
         assert p.pull == machine.Pin.PULL_UP, n

@@ -72,6 +72,7 @@ class Status:
     seq: int
     volume: int
     muted: bool
+    freezes: bool = True  # after a flag both clocks stop (flag freeze), else play goes on
 
 
 def _pair(text: str) -> tuple[int, int]:
@@ -264,6 +265,7 @@ class Clock:
             seq=int(f["seq"]),
             volume=int(f["volume"]),
             muted=f["mute"] == "1",
+            freezes=f.get("freeze", "1") == "1",  # not said (older firmware): frozen
         )
 
     def now(self) -> int:

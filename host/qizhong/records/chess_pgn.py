@@ -80,7 +80,10 @@ def build(
     if time_control is not None:
         tc = timecontrol.parse(time_control) if isinstance(time_control, str) else time_control
         try:
-            game.headers["TimeControl"] = timecontrol.to_pgn(tc)
+            pgn = timecontrol.to_pgn(tc)
+            game.headers["TimeControl"] = pgn
+            if timecontrol.spec_of(timecontrol.from_pgn(pgn)) != timecontrol.spec_of(tc):
+                game.headers["ClockSpec"] = timecontrol.spec_of(tc)  # e.g. flag run: PGN can't say
         except ValueError:  # PGN's "-" is no time control: an upcount (TC-13)
             game.headers["TimeControl"] = "-" if tc.timing == UPCOUNT else "?"
             game.headers["ClockSpec"] = timecontrol.spec_of(tc)

@@ -863,11 +863,12 @@ async def _session(hall: Hall, no: int, line: str, key: str) -> dict[str, Any]:
         raise web.HTTPConflict(text=str(e)) from None
 
 
-def _fresh(hall: Hall, no: int) -> None:
-    """After a new time control or game on the clock: the board's new session."""
+def _fresh(hall: Hall, no: int, opts: dict[str, Any] | None = None) -> None:
+    """After a new time control or game on the clock: the board's new session
+    (``opts``: a round's tags for its record, as ``qizhong arbiter`` takes them)."""
     w = hall.worker(no)
     w.pull()  # its config event ends the last game's session
-    hall.games.create(no, {}, configure=False)
+    hall.games.create(no, opts or {}, configure=False)
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

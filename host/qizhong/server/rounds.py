@@ -371,9 +371,12 @@ class Rounds:
                     (st.game_no, no, p.board),
                 )
                 hall.notify(p.board, st.view(), None)
+                t = self.tournament()
+                tags = {"event": t["name"] or "qizhong hall", "site": t["site"] or None,
+                        "round": str(no), "date": self.date(no) or t["start"] or None}  # fmt: skip
                 try:  # the round's game gets its session, as a control loaded from the page does
                     await asyncio.wrap_future(
-                        hall.worker(p.board).call(lambda c: server_app._fresh(hall, p.board))
+                        hall.worker(p.board).call(lambda c: server_app._fresh(hall, p.board, tags))
                     )
                 except (LinkError, ValueError) as e:
                     return "set up, but no session for its game: %s" % e

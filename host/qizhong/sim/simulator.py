@@ -154,13 +154,22 @@ class Sim:
         finally:
             srv.close()
         self.world.settimeout(self.WORLD_TIMEOUT_S)
-        self.link = Link(self.serial_path, timeout=self.TIMEOUT_S, open_now=open_link)
-        os.close(slave)
-        hello = self._line()
-        if hello != "hello sim 1":
-            raise SimError("unexpected greeting %r" % hello)
-        if virtual:
-            self._until_idle()
+        try:
+            self.link = Link(self.serial_path, timeout=self.TIMEOUT_S, open_now=open_link)
+        except BaseException:
+            self.close()  # PortBusy and the like: no firmware left running for nobody
+            raise
+        finally:
+            os.close(slave)
+        try:
+            hello = self._line()
+            if hello != "hello sim 1":
+                raise SimError("unexpected greeting %r" % hello)
+            if virtual:
+                self._until_idle()
+        except BaseException:
+            self.close()
+            raise
 
     # -- lifetime --------------------------------------------------------------
 

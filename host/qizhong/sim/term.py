@@ -44,7 +44,14 @@ DIGIT_ROWS = (64 - DIGIT_TOP) // 4
 LOG_SHOWN = 3
 QUADRANTS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"  # bit 1: top-left, 2: top-right, 4: bottom-left, 8: bottom-right
 SIDES = ("red", "black")
-ICONS = ((face.FLAG_ICON, "⚑"), (face.REC_ICON, "✎ rec"), (face.BAT_ICON, "▯ battery"))
+ICONS = (
+    (face.FLAG_ICON, "⚑"),
+    (face.REC_ICON, "✎ rec"),
+    (face.BAT_ICON, "▯ battery"),
+    (face.VOICE_ICON, "voice"),  # before a game: the voice, its language, its count's arrow
+    (face.UP_ICON, "↑"),
+    (face.DOWN_ICON, "↓"),
+)
 
 
 def pixels(buf: bytes, width: int = 128, height: int = 64) -> list[list[int]]:
@@ -76,7 +83,7 @@ def icons(buf: bytes) -> list[tuple[int, str]]:
     """The status bar's icons the firmware drew (face.icon: 8x8, at the text row),
     lit on a dark bar or dark on a lit one, as ``(x, name)``."""
     found = []
-    for x in (face.STATE_X, face.REC_X, face.BAT_X):
+    for x in (face.STATE_X, face.STATE_X + 32, face.REC_X, face.BAT_X):
         cols = [(buf[x + i] >> face.TEXT_Y) & 0xFF for i in range(8)]
         for icon, name in ICONS:
             if cols == list(icon) or cols == [~b & 0xFF for b in icon]:
@@ -94,10 +101,18 @@ def status_text(texts: list[tuple[int, int, str]], buf: bytes) -> str:
         fields[key] += text
     marks = [name for x, name in icons(buf)]
     state = fields["state"]
+    moves = fields["moves"]
     if "⚑" in marks:
         marks.remove("⚑")
         state = "⚑ FLAG" + (" 1st" if state == "1st" else "")
-    words = ["%s moves" % fields["moves"] if fields["moves"] else "", fields["ot"], state]
+    if "voice" in marks:  # the OLED before a game: speaker, language, arrow
+        arrows = [m for m in marks if m in ("↑", "↓")]
+        marks = [m for m in marks if m not in ("voice", "↑", "↓")]
+        state = " ".join(["voice", state, *arrows])
+    elif moves and not moves.isdigit():  # the glass before a game: the language, the arrow
+        state = "voice %s %s" % (moves, state)
+        moves = ""
+    words = ["%s moves" % moves if moves else "", fields["ot"], state]
     return "  ".join(w for w in words + marks if w)
 
 

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The setup menu's settings (#24, docs/menu.md): each one's label, value and step.
+
+Apart from ``menu.py`` so that each compiles on its own: from source, the
+compiler's peak is that of one module, and the clock opens its menu after a
+game in the README's heap (``benchmarks/firmware.py`` scans it).
+"""
+
+from . import tcspec
+from .timecontrol import FISCHER, HOURGLASS, UPCOUNT
+
+GAMES = ("xiangqi", "go", "chess")
+SIDES = (("red", "black"), ("black", "white"), ("white", "black"))  # the first mover first
+PRESETS = (
+    ("xq-rapid", "xq-rapid-20", "xq-rapid-25", "xq-rapid-30", "xq-blitz", "xq-blitz-10",
+     "xq-count", "sudden-death", "armageddon", "armageddon-black", "league", "hourglass",
+     "upcount"),
+    ("go-byoyomi", "go-byoyomi-30", "go-canadian", "go-can-reset", "fischer-cap",
+     "sudden-death", "upcount"),
+    ("fide", "fide-delay", "rapid", "blitz", "armageddon-chess", "bronstein", "us-delay",
+     "league", "fischer-cap", "hourglass", "sudden-death", "upcount"),
+)  # fmt: skip
+SLOTS = 5  # user slots kept in flash, as the DGT 3000 keeps five
+HOWS = ("fischer", "bronstein", "delay", "hourglass", "upcount")  # a stage's method
+OVERTIMES = ("none", "count", "byoyomi", "canadian", "can reset")
+MOVES = (0, 1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 60)
+WARNS = (0, 10000, 20000, 30000, 60000, 120000, 300000)
+HANDICAPS = (0, -40, 40, -20, 20, -10, 10)
+RECORDS = (180000, 300000, 60000, 0)  # TC-9 thresholds (0: off)
+MAX_STAGES = 3
+
+
+def _step_of(v):
+    return 10000 if v < 60000 else 60000 if v < 1200000 else 300000 if v < 7200000 else 900000
+
+
+def base_step(ms, d):
+    """The next base time up (d 1) or down (d -1): 10 s steps under a minute,
+    1 min under 20 min, 5 min under 2 h, then 15 min."""
+    if d > 0:
+        step = _step_of(ms)
+        return min(tcspec.MAX_MS, (ms // step + 1) * step)
+    step = _step_of(ms - 1)
+    return max(0, (ms - 1) // step * step)
+
+
+def _cycle(values, v, d):
+    i = values.index(v) if v in values else 0
+    return values[(i + d) % len(values)]
+
+
+def _clamp(v, lo, hi):
+    return lo if v < lo else hi if v > hi else v
+
+
+class Item:
+    """One line of the menu: ``label(menu)``, ``value(menu)`` (text),
+    ``step(menu, d)`` (d is +1 or -1), ``shown(menu)``."""
+
+    def __init__(self, label, value, step, shown=None):
+        self._label = label
+        self.value = value
+        self.step = step
+        self.shown = shown or (lambda m: True)
+
+    def label(self, m):
+        return self._label(m) if callable(self._label) else self._label
+
+
+class StageItem(Item):
+    """Setting ``what`` (0 moves, 1 base, 2 how, 3 increment or delay) of
+    stage ``k`` (0-based). Methods, not closures: an instance is all it costs."""
+
+    _label = None
+
+    def __init__(self, k, what):
+        self.k = k
+        self.what = what
+
+    def label(self, m):
+        st = m.d.stages[self.k]
+        w = ("moves", "base", "how", "inc" if st[2] == FISCHER else "delay")[self.what]
+        return w if len(m.d.stages) == 1 else "S%d %s" % (self.k + 1, w)
+
+    def value(self, m):
+        v = m.d.stages[self.k][self.what]
+        if self.what == 0:
+            return "%d" % v if v else "-"
+        if self.what == 2:
+            return HOWS[v]
+        return tcspec.fmt_ms(v, self.what == 3)
+
+    def shown(self, m):
+        k = self.k
+        how0 = m.d.stages[0][2]
+        if k >= len(m.d.stages) or (k and how0 >= HOURGLASS):
+            return False
+        if self.what == 2:
+            return True
+        return how0 != UPCOUNT and (self.what == 1 or how0 < HOURGLASS)
+
+    def step(self, m, d):
+        s = m.d.stages[self.k]
+        w = self.what
+        if w == 0:
+            s[0] = _cycle(MOVES, s[0], d)
+        elif w == 1:
+            s[1] = max(1000, base_step(s[1], d))
+        elif w == 2:
+            s[2] = (s[2] + d) % (
+                len(HOWS) if len(m.d.stages) == 1 else 3
+            )  # hourglass, upcount: one stage
+        else:
+            old = s[3]
+            s[3] = _clamp(old + d * 1000, 0, 300000)
+            if (
+                self.k == 0
+            ):  # stage 1's increment (or delay) carries to the later stages that had it
+                for later in m.d.stages[1:]:
+                    if later[2] == s[2] and later[3] == old:
+                        later[3] = s[3]
+
+
+def _stage_items(k):
+    """The items of stage ``k`` (0-based)."""
+    return (StageItem(k, 0), StageItem(k, 1), StageItem(k, 2), StageItem(k, 3))
+
+
+def _set(attr, lo, hi, step):
+    def f(m, d):
+        setattr(m.d, attr, _clamp(getattr(m.d, attr) + d * step, lo, hi))
+
+    return f
+
+
+def _plain(m):
+    return m.d.stages[0][2] < HOURGLASS
