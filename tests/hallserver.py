@@ -38,8 +38,9 @@ MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 def _read_on(stream: Any, into: collections.deque[str]) -> None:
     """A process's output read to its end, its last lines kept."""
-    for line in stream:
-        into.append(line.rstrip("\n"))
+    with stream:  # closed at its end: no unclosed pipe for the collector to warn of
+        for line in stream:
+            into.append(line.rstrip("\n"))
 
 
 class Broker:
@@ -106,6 +107,7 @@ class Server:
         self.password = password  # None: the server makes one (or takes the one it kept)
         self.said: list[str] = []  # its lines after "hall at" up to the last sim's
         self.listen = "127.0.0.1:0"  # a free port; kept for a restart (a page reconnects)
+        self._sockets: list[websocket.WebSocket] = []
         self.start()
 
     def start(self) -> None:
@@ -167,24 +169,36 @@ class Server:
         clock_id = self.get("/api/boards/%d" % no)["clock_id"]
         return next(s for s in self.sims if s.board_id == clock_id)
 
+    def _closed(self) -> None:
+        """The ended process's stdout closed (its stderr closes at its reader's end)."""
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
     def kill(self) -> None:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+        self._closed()
 
     def term(self) -> None:
         """A normal stop (SIGTERM): the simulated clocks run on."""
         assert self.proc is not None
         self.proc.send_signal(signal.SIGTERM)
         self.proc.wait(20)
+        self._closed()
 
     def stop(self) -> None:
+        for ws in self._sockets:
+            ws.close()
+        self._sockets.clear()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+                self.proc.wait()
+        self._closed()
         sims.stop(self.sims)
 
     # -- the API --------------------------------------------------------------------------
@@ -229,6 +243,7 @@ class Server:
         """A page's WebSocket, once the server has said ``hello`` on it (kept as
         ``ws.hello``): from then on every change reaches it."""
         ws = websocket.create_connection(self.url.replace("http", "ws", 1) + "/ws", timeout=WAIT_S)
+        self._sockets.append(ws)  # closed at stop(): none left for the collector to warn of
         ws.hello = self.wait(ws, lambda m: m["type"] == "hello", what="its hello")
         return ws
 
@@ -288,11 +303,16 @@ class Server:
         return got
 
     def boards_up(self, ws: websocket.WebSocket) -> None:
-        """Wait until every board's clock is connected."""
-        up = {b["no"] for b in ws.hello["boards"] if b["link"] == "up"}
+        """Wait until every board's clock is connected (this server's boards:
+        another server's, heard over MQTT, carry its name and may share numbers)."""
+
+        def mine_up(b: dict[str, Any]) -> bool:
+            return b["link"] == "up" and not b.get("server")
+
+        up = {b["no"] for b in ws.hello["boards"] if mine_up(b)}
         while len(up) < self.n:
             msg = self.wait(ws, lambda m: m["type"] == "board", what="every clock up")
-            if msg["board"]["link"] == "up":
+            if mine_up(msg["board"]):
                 up.add(msg["board"]["no"])
 
 
