@@ -40,11 +40,18 @@ def _arbiter_state(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
-def server(tmp_path):
-    """A real hall server (tests/hallserver.py) with two simulated clocks on a
-    fresh file; stopped after. A test module's own ``server`` fixture wins."""
+def server(tmp_path, request):
+    """A real hall server (tests/hallserver.py) on a fresh file; stopped after.
+    A module's ``HALL_SERVER`` says how: ``n`` simulated clocks (2), ``extra``
+    arguments to ``qizhong serve`` (none), ``up``: returned once every clock
+    is connected (False). A test module's own ``server`` fixture wins."""
     from hallserver import Server
 
-    s = Server(str(tmp_path / "hall.sqlite"), 2)
-    yield s
-    s.stop()
+    how = getattr(request.module, "HALL_SERVER", {})
+    s = Server(str(tmp_path / "hall.sqlite"), how.get("n", 2), tuple(how.get("extra", ())))
+    try:
+        if how.get("up"):
+            s.boards_up(s.socket())
+        yield s
+    finally:
+        s.stop()

@@ -11,7 +11,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-from hallserver import Server
 
 from qizhong.clocks.link import Event
 from qizhong.server import main as server_main
@@ -49,11 +48,7 @@ def test_the_knock_alert_names_the_knocker_from_the_clocks_own_events():
     assert st.alerts[-1]["knocker"] == -1 and st.view()["knocker"] == -1
 
 
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 2, ("--heartbeat", "0.2"))
-    yield s
-    s.stop()
+HALL_SERVER = {"extra": ("--heartbeat", "0.2")}
 
 
 def status(url):

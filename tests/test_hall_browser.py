@@ -4,19 +4,13 @@ real ``qizhong serve`` with simulated clocks (#15, docs/server.md)."""
 
 import pytest
 from browser import chromium
-from hallserver import PASSWORD, WAIT_S, Server
+from hallserver import PASSWORD, WAIT_S
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from qizhong.server import sims
 
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 2)
-    s.boards_up(s.socket())
-    yield s
-    s.stop()
+HALL_SERVER = {"up": True}
 
 
 @pytest.fixture(scope="module")

@@ -9,19 +9,12 @@ import subprocess
 import sys
 import threading
 
-import pytest
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD
 
 from qizhong.cli.remote import RemoteConsole
 from qizhong.server.client import ServerLink
 
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 1)
-    s.boards_up(s.socket())
-    yield s
-    s.stop()
+HALL_SERVER = {"n": 1, "up": True}
 
 
 def test_a_console_takes_over_a_hall_game_and_sees_the_page(server, tmp_path):

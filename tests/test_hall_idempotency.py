@@ -9,9 +9,8 @@ import signal
 import threading
 import time
 
-import pytest
 from browser import chromium
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -72,12 +71,7 @@ window.fetch = async (url, opts) => {
 """
 
 
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 1)
-    s.boards_up(s.socket())
-    yield s
-    s.stop()
+HALL_SERVER = {"n": 1, "up": True}
 
 
 def until(browser, fn):

@@ -7,18 +7,12 @@ pressed as players do, the arbiter acts over the API."""
 
 import urllib.request
 
-import pytest
 from hallserver import PASSWORD, Server
 
 from qizhong.records import xiangqi_pgn
 from qizhong.server import sims
 
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 1)
-    yield s
-    s.stop()
+HALL_SERVER = {"n": 1}
 
 
 def line(server, text, key=None):

@@ -7,7 +7,7 @@ import os
 
 import pytest
 from browser import chromium
-from hallserver import PASSWORD, WAIT_S, Server
+from hallserver import PASSWORD, WAIT_S
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -17,12 +17,7 @@ from qizhong.server import sims
 SHOTS = os.environ.get("QIZHONG_SHOTS", "")  # a folder: the screenshots are kept there
 
 
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 1)
-    s.boards_up(s.socket())
-    yield s
-    s.stop()
+HALL_SERVER = {"n": 1, "up": True}
 
 
 def until(browser, fn):

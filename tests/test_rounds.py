@@ -14,7 +14,7 @@ import urllib.request
 import zipfile
 
 import pytest
-from hallserver import PASSWORD, Server
+from hallserver import PASSWORD
 
 from qizhong.records import chess_pgn, go_sgf, xiangqi_pgn
 from qizhong.server import sims
@@ -54,13 +54,6 @@ def test_pairings_from_a_csv_or_pasted_lines():
         parse_pairings("board,white,black\n1,A,B\n", BOARDS)
     with pytest.raises(RoundError, match="no pairings"):
         parse_pairings(" \n", BOARDS)
-
-
-@pytest.fixture
-def server(tmp_path):
-    s = Server(str(tmp_path / "hall.sqlite"), 2)
-    yield s
-    s.stop()
 
 
 def fetch(server, path):
