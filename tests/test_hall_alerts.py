@@ -296,7 +296,11 @@ def test_a_lost_server_is_said_loudly_and_its_times_stop(server, browser):
     assert banner.startswith("⚠ No connection to the hall server since ")
     assert "the connection closed" in banner and "frozen" in banner
     assert browser.title == "⚠ OFFLINE " + count + "棋钟 hall"
-    assert "stale" in browser.find_element(By.ID, "board-%d" % N).get_attribute("class")
+    # The cards are marked at the page's next drawing (within a tick), after the banner.
+    until(
+        browser,
+        lambda: "stale" in browser.find_element(By.ID, "board-%d" % N).get_attribute("class"),
+    )
     assert frozen()
     shot(browser, "hall-offline.png")
     # (The page finds a restarted server again as it did above: a new hello. The
