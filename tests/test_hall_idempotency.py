@@ -9,16 +9,12 @@ import signal
 import threading
 import time
 
-from browser import chromium
-from hallserver import PASSWORD
-from selenium.common.exceptions import StaleElementReferenceException
+from browser import chromium, click, until
+from hallserver import PASSWORD, WAIT_S
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from qizhong.server import store as store_mod
 from qizhong.server.store import ANSWERS_MAX, ANSWERS_MS, Store
-
-WAIT_S = 20
 
 
 def test_kept_answers_are_bounded_and_a_retry_in_the_window_is_answered(tmp_path, monkeypatch):
@@ -72,23 +68,6 @@ window.fetch = async (url, opts) => {
 
 
 HALL_SERVER = {"n": 1, "up": True}
-
-
-def until(browser, fn):
-    return WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(lambda _: fn())
-
-
-def click(browser, css):
-    """Click the element, found again if the page redrew it meanwhile."""
-
-    def once():
-        try:
-            browser.find_element(By.CSS_SELECTOR, css).click()
-            return True
-        except StaleElementReferenceException:
-            return False
-
-    until(browser, once)
 
 
 def asked(browser):

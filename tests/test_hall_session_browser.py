@@ -6,11 +6,9 @@ confirm that asks first (the page's dialog), fouls as alerts; at a laptop's and 
 import os
 
 import pytest
-from browser import chromium
-from hallserver import PASSWORD, WAIT_S
-from selenium.common.exceptions import StaleElementReferenceException
+from browser import chromium, click, until
+from hallserver import PASSWORD
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
 from qizhong.server import sims
 
@@ -20,28 +18,11 @@ SHOTS = os.environ.get("QIZHONG_SHOTS", "")  # a folder: the screenshots are kep
 HALL_SERVER = {"n": 1, "up": True}
 
 
-def until(browser, fn):
-    return WebDriverWait(browser, WAIT_S, poll_frequency=0.05).until(lambda _: fn())
-
-
 def text_of(browser, css):
     """The element's text, read in one script (the page redraws the session as it changes)."""
     return browser.execute_script(
         "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css
     )
-
-
-def click(browser, css):
-    """Click the element, found again if the page redrew it meanwhile."""
-
-    def once():
-        try:
-            browser.find_element(By.CSS_SELECTOR, css).click()
-            return True
-        except StaleElementReferenceException:
-            return False
-
-    until(browser, once)
 
 
 def answer(browser, yes):
