@@ -39,6 +39,7 @@ from typing import IO, Any
 
 from qizhong.clocks.driver import Clock, Status
 from qizhong.clocks.link import CommandError, Event
+from qizhong.records import files
 
 __all__ = ["Journal", "JournalError", "Tape", "journal_path", "last_event", "parse", "read"]
 
@@ -238,19 +239,6 @@ def last_event(actions: list[tuple[list[Any], list[dict[str, Any]]]]) -> int:
     return last
 
 
-def _sync_folder(path: str) -> None:
-    try:
-        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-    except OSError:  # a folder that cannot be opened (some platforms): nothing more to do
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 class Journal:
     """The journal of one game, and the ``Tape`` between the session and the clock.
 
@@ -284,7 +272,7 @@ class Journal:
             raise JournalError("cannot write %s: %s" % (path, e.strerror)) from None
         j = cls(path, clock, f)
         j._line({"journal": VERSION, **header})
-        _sync_folder(path)  # the new file's name is durable too, not only its lines (#26)
+        files.sync_folder(path)  # the new file's name is durable too, not only its lines (#26)
         return j
 
     @classmethod

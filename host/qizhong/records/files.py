@@ -23,7 +23,8 @@ class RecordFileError(OSError):
     """A record path that cannot be used (taken, or not writable); nothing was written."""
 
 
-def _sync_dir(path: str) -> None:
+def sync_folder(path: str) -> None:
+    """fsync the folder holding ``path``, so a new or renamed file's name is durable."""
     folder = os.path.dirname(os.path.abspath(path))
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -50,7 +51,7 @@ def claim(path: str, data: bytes) -> None:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
-    _sync_dir(path)
+    sync_folder(path)
 
 
 def replace(path: str, data: bytes) -> None:
@@ -68,4 +69,4 @@ def replace(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise RecordFileError("cannot write %s: %s" % (path, e.strerror)) from None
-    _sync_dir(path)
+    sync_folder(path)
