@@ -63,7 +63,7 @@ class Summary:
 @dataclass
 class Trace:
     board: str
-    end: str  # "end" (until_ms), "reset", "off", "returned"
+    end: str  # "end" (until_ms), "reset", "off", "held" (blanked, enable held), "returned"
     wakes: list[Wake] = field(default_factory=list)
     events: list[tuple] = field(default_factory=list)
     resets: list[int] = field(default_factory=list)
@@ -106,7 +106,7 @@ def parse(text: str) -> Trace:
                 tr.resets.append(int(r[1]))
             if k == "pin" and r[2] == "10":
                 tr.enable.append((int(r[1]), int(r[3])))
-            if k in ("end", "off", "reset", "wdt"):
+            if k in ("end", "off", "reset", "wdt", "held"):
                 tr.end_us = max(tr.end_us, int(r[1]))
     return tr
 
@@ -141,6 +141,7 @@ def run(
     usb: bool = False,
     costs: dict[str, int] | None = None,
     firmware: str | None = None,
+    flash: str | None = None,
     timeout_s: float = 600,
 ) -> Trace:
     """Boot the firmware on the simulated ``board`` and run it ``until_ms``."""
@@ -162,6 +163,7 @@ def run(
             "adc": {"0": cells_mv * ADC_FULL // 6600, "3": cells_mv * ADC_FULL // 9900},
             "usb": usb,
             "costs": costs or {},
+            "flash": flash or os.path.join(tmp, "flash.img"),  # the journal's littlefs
         }
         with open(os.path.join(tmp, "chip.json"), "w", encoding="utf-8") as f:
             json.dump(cfg, f)
