@@ -132,23 +132,10 @@ def test_an_idle_battery_board_wakes_rarely(idle_battery):
     assert s.wakes_per_s < 0.5, s
 
 
-def _game(minutes: int, press_every_ms: int) -> list[tuple]:
-    """Start a game with the start key, then a press of alternate levers every
-    ``press_every_ms`` (down, up 80 ms later)."""
-    ev: list[tuple] = [(1000, "key", "start", "down"), (1100, "key", "start", "up")]
-    t = 2000
-    side = 0
-    while t < minutes * 60_000:
-        ev += [(t, "lever", side, "down"), (t + 80, "lever", side, "up")]
-        side = 1 - side
-        t += press_every_ms
-    return ev
-
-
 def test_a_game_without_counting_wakes_at_most_twice_a_second():
     """Done-when of #33: while the glasses show seconds, at most two wakes a
     second (a press every 20 s; the voice does not count)."""
-    tr = chip.run("battery", 120_000, events=_game(2, 20_000))
+    tr = chip.run("battery", 120_000, events=chip.game(2, 20_000))
     assert tr.end == "end" and not tr.resets
     s = tr.summary(from_ms=10_000)
     assert s.wakes_per_s <= 2.0, s

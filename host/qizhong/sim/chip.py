@@ -111,6 +111,26 @@ def parse(text: str) -> Trace:
     return tr
 
 
+def game(
+    minutes: int, press_every_ms: int, start_ms: int = 1000, pause_at_ms: int = -1
+) -> list[tuple]:
+    """The events of a game: the start key at ``start_ms``, then a press of
+    alternate levers every ``press_every_ms`` (down, up 80 ms later) until
+    ``minutes``; with ``pause_at_ms`` >= 0 the start key pauses it there and
+    no lever is pressed after."""
+    ev: list[tuple] = [(start_ms, "key", "start", "down"), (start_ms + 100, "key", "start", "up")]
+    end = minutes * 60_000 if pause_at_ms < 0 else pause_at_ms
+    t = start_ms + 1000
+    side = 0
+    while t + 80 < end:
+        ev += [(t, "lever", side, "down"), (t + 80, "lever", side, "up")]
+        side = 1 - side
+        t += press_every_ms
+    if pause_at_ms >= 0:
+        ev += [(pause_at_ms, "key", "start", "down"), (pause_at_ms + 100, "key", "start", "up")]
+    return ev
+
+
 def _pins(board: str, events: list[tuple]) -> list[list[int]]:
     out = []
     for e in events:
