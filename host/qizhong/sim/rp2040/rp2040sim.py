@@ -347,7 +347,7 @@ def finish():
     if out is not None:
         for bus in (0, 1):
             for addr, d in buses[bus].items():
-                line("ram %d %d %s %d" % (bus, addr, d.last.hex(), d.frames))
+                line("ram %d %d %s %d" % (bus, addr, d.last.hex() or "-", d.frames))
         out.close()
 
 
