@@ -201,3 +201,20 @@ def test_a_running_pwm_wakes_nothing_and_keeps_its_divider(tmp_path):
             100,
             firmware=_script(tmp_path / "b", "import machine\nmachine.freq(1_000_000)\n"),
         )
+
+
+def test_the_i2s_runs_for_the_cues_and_stops_after():
+    """A host loads a counted control over USB, then unplugs; the clock is
+    started and left to count: the I2S runs while the voice counts, and is
+    off again after the flag (no DMA interrupt while silent)."""
+    start = [(2000, "key", "start", "down"), (2100, "key", "start", "up")]
+    tr = chip.run("battery", 90_000, start, spec="1m count 10s")
+    assert "ok config" in tr.usb_out
+    i2s = tr.lines("i2s")
+    assert i2s and i2s[0][2] == "on" and i2s[-1][2] == "off"
+    first_on, last_off = i2s[0][1], i2s[-1][1]
+    assert 60_000_000 < first_on < last_off < 75_000_000  # the count: 60 s of main time on
+    assert [w for w in tr.wakes if w.cause == "i2s" and first_on <= w.t_us <= last_off]
+    assert not [w for w in tr.wakes if w.cause == "i2s" and not first_on <= w.t_us <= last_off]
+    amp = [e for e in tr.lines("pin") if e[2] == 11]  # the amplifier's supply follows
+    assert amp[-1][3] == 0 and amp[-1][1] == last_off

@@ -137,7 +137,9 @@ def configure(cfg):
         adc[int(c)] = v
     usb = cfg.get("usb", False)
     world[24] = 1 if usb else 0  # VBUS sense
-    events = sorted((e[0] * 1000, e[1], e[2]) for e in cfg.get("pins", []))
+    events = [(e[0] * 1000, e[1], e[2]) for e in cfg.get("pins", [])]
+    events += [(e[0] * 1000, -1, e[1]) for e in cfg.get("rx", [])]  # host bytes over USB
+    events.sort()
     if board == "battery":
         buses[0][0x38] = Device("pcf85176")
         buses[0][0x39] = Device("pcf85176")
@@ -209,6 +211,8 @@ def _fire(what):
     if what == "event":
         _, gpio, level = events[_ei]
         _ei += 1
+        if gpio < 0:
+            return host_bytes(level)
         return set_world(gpio, level)
     what.next_us += what.period_us
     what.fire()
@@ -237,6 +241,25 @@ def set_world(gpio, level):
     if gpio == 10 and not level:
         check_off()
     return cause
+
+
+rx_avail = 0  # host bytes arrived and not read yet
+rx_lost = 0
+
+
+def host_bytes(n):
+    """``n`` bytes from the USB host (they are next on the process's stdin):
+    with no host (VBUS low) they never came, and are dropped."""
+    global rx_avail, rx_lost
+    if not usb:
+        import sys
+
+        sys.stdin.buffer.read(n)
+        rx_lost += n
+        line("rx %d lost %d" % (now, n))
+        return ""
+    rx_avail += n
+    return "usb"
 
 
 def interrupt(handler, arg, hard=True):
