@@ -144,8 +144,8 @@ def configure(cfg):
         buses[0][0x38] = Device("pcf85176")
         buses[0][0x39] = Device("pcf85176")
     else:
-        buses[0][0x3C] = Device("ssd1309")
-        buses[1][0x3C] = Device("ssd1309")
+        buses[0][0x3C] = Device("ssd1309", reset=22)  # both panels' RES on GP22
+        buses[1][0x3C] = Device("ssd1309", reset=22)
     out = open(cfg["trace"], "w")
     line("chip 1 " + board)
 
@@ -158,10 +158,14 @@ def line(s):
 class Device:
     """An I2C device that answers at its address and keeps what it was sent."""
 
-    def __init__(self, kind):
+    def __init__(self, kind, reset=-1):
         self.kind = kind
+        self.reset = reset  # a GPIO that holds it in reset while low (a pull-down: low at boot)
         self.last = b""
         self.frames = 0
+
+    def answers(self):
+        return self.reset < 0 or world_out.get(self.reset, 0) == 1
 
     def write(self, data):
         global _drew, blank_at
@@ -397,5 +401,7 @@ def set_freq(f):
         raise ValueError("cannot change frequency")
     hz = f
     line("freq %d %d" % (now, f))
+    if f < 48_000_000:  # USB needs clk_sys >= clk_usb (pico-sdk issue #1697)
+        line("clock %d usb 0" % now)
     for what, ident in clocked:
         line("clock %d %s %d" % (now, what, ident))  # built at the old clock: its rate moves
