@@ -190,7 +190,7 @@ def run(
     """Boot the firmware on the simulated ``board`` and run it ``until_ms``."""
     if board not in BOARDS:
         raise ValueError("board is battery or oled, not %r" % board)
-    fw = firmware or os.path.join(repo_root(), "firmware")
+    fw = os.path.abspath(firmware) if firmware else os.path.join(repo_root(), "firmware")
     if cells_mv is None:
         cells_mv = 3000 if board == "battery" else 3900
     events = list(events) + (configure(spec) if spec else [])
