@@ -741,7 +741,7 @@ def byoyomi_cues(start, period, last, left_after):
         out.append((EV.EV_CUE, 0, start + t * 1000, SEC + s if s else MIN1 + m - 1))
     if fine:
         out.append((EV.EV_CUE, 0, start + period, MIN1 + p // 60 - 1))
-        return out + [(EV.EV_CUE, 0, start + period, LEFT + left_after * p // 60)]
+        return [*out, (EV.EV_CUE, 0, start + period, LEFT + left_after * p // 60)]
     return out + [(EV.EV_CUE, 0, start + period - 10000 + k * 1000, k) for k in range(1, 11)]
 
 

@@ -88,8 +88,15 @@ def test_the_us_forms_round_trip_through_the_records(text, spec):
     board.push_gtp("E5")
     back = go_sgf.read(go_sgf.write(go_sgf.GoRecord(board, time_control=tc)))
     assert timecontrol.spec_of(back.time_control) == spec
-    headers = chess_pgn.read(chess_pgn.write(chess_pgn.build(chess.Board(), time_control=tc))).headers
-    assert timecontrol.spec_of(timecontrol.parse_tag(headers.get("ClockSpec") or headers["TimeControl"])) == spec
+    headers = chess_pgn.read(
+        chess_pgn.write(chess_pgn.build(chess.Board(), time_control=tc))
+    ).headers
+    assert (
+        timecontrol.spec_of(
+            timecontrol.parse_tag(headers.get("ClockSpec") or headers["TimeControl"])
+        )
+        == spec
+    )
 
 
 @pytest.mark.parametrize(

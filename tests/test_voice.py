@@ -122,7 +122,8 @@ def test_japanese_counts_only_in_the_last_period():
     assert table[3:] == ((55000, SEC + 55), (58000, SEC + 58), (60000, MIN1), (60000, MARK_EX))
     assert voice.byoyomi_table(60000, True, JA, UP)[-1] == (60000, 10)
     assert voice.byoyomi_table(30000, False, JA, UP) == (
-        (10000, SEC + 10), (20000, SEC + 20), (25000, SEC + 25), (28000, SEC + 28), (30000, MARK_PER),
+        (10000, SEC + 10), (20000, SEC + 20), (25000, SEC + 25), (28000, SEC + 28),
+        (30000, MARK_PER),
     )  # fmt: skip
 
 
@@ -144,7 +145,8 @@ def test_long_periods_read_minutes_and_never_collide():
     # SEC + 150 was FLAG). Now: the minutes, then the last 30 s as in a minute.
     table = voice.byoyomi_table(170000, False, CMN, UP)
     assert table[:5] == (
-        (60000, MIN1), (120000, MIN + 2), (140000, SEC + 20), (150000, SEC + 30), (160000, SEC + 40),
+        (60000, MIN1), (120000, MIN + 2),
+        (140000, SEC + 20), (150000, SEC + 30), (160000, SEC + 40),
     )  # fmt: skip
     assert table[5:] == (*((160000 + k * 1000, k) for k in range(1, 10)), (170000, 10))
     assert voice.byoyomi_table(170000, False, JA, UP)[5:] == (

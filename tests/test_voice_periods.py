@@ -27,8 +27,10 @@ VOICE_DIR = os.path.join(ROOT, "firmware", "assets", "voice")
 
 ZH = "一二三四五六七八九十"
 JA_DIGITS = "いち に さん よん ご ろく なな はち きゅう じゅう".split()
-JA_FUN = "いっぷん にふん さんぷん よんぷん ごふん ろっぷん ななふん はっぷん きゅうふん じゅっぷん".split()
-JA_KAI = "いっかい にかい さんかい よんかい ごかい ろっかい ななかい はちかい きゅうかい じゅっかい".split()
+JA_FUN = "いっぷん にふん さんぷん よんぷん ごふん ろっぷん ななふん はっぷん きゅうふん".split()
+JA_FUN.append("じゅっぷん")
+JA_KAI = "いっかい にかい さんかい よんかい ごかい ろっかい ななかい はちかい きゅうかい".split()
+JA_KAI.append("じゅっかい")
 KO_NATIVE = "하나 둘 셋 넷 다섯 여섯 일곱 여덟 아홉 열".split()
 KO_SINO = "일 이 삼 사 오 육 칠 팔 구".split()
 EN = "one two three four five six seven eight nine ten".split()
@@ -70,7 +72,7 @@ def digit(lang, d):
 
 
 def secs(lang, s):
-    """"s秒", for s = 10, 20, 30, 40, 50, 25, 28, 55, 58."""
+    """ "s秒", for s = 10, 20, 30, 40, 50, 25, 28, 55, 58."""
     if lang in ("cmn", "yue"):
         return _zh(s) + "秒"
     if lang == "ja":
@@ -118,7 +120,13 @@ def periods(lang, k):
     return "%s left" % EN[k - 2]  # periods after the one starting: as BGJ's minutes
 
 
-FLAG = {"cmn": "时间到", "yue": "時間到", "ja": "じかんぎれです", "ko": "시간 초과", "en": "time is up"}
+FLAG = {
+    "cmn": "时间到",
+    "yue": "時間到",
+    "ja": "じかんぎれです",
+    "ko": "시간 초과",
+    "en": "time is up",
+}
 
 
 def seconds_of_minute(lang, s):
@@ -173,7 +181,7 @@ def period_words(lang, style, p, n):
         end = [digit(lang, w)] if last or cn else [periods(lang, n - 1)]
     else:
         end = ([minutes(lang, p // 60)] if p % 60 == 0 else []) + announce(lang, p, n - 1)
-    return out + [(p, end)]
+    return [*out, (p, end)]
 
 
 def byoyomi_words(lang, style, p, n):
@@ -265,7 +273,9 @@ def count_words(lang, style, p):
 def canadian_words(lang, style, block_ms):
     """By the block's time left: ms from the block's start."""
     if style == "up":
-        left = [((10 - i) * 1000, digit(lang, i)) for i in range(1, 10) if (10 - i) * 1000 < block_ms]
+        left = [
+            ((10 - i) * 1000, digit(lang, i)) for i in range(1, 10) if (10 - i) * 1000 < block_ms
+        ]
         left.append((0, digit(lang, 10)))
     else:
         left = [(r * 1000, secs(lang, r)) for r in (30, 20) if r * 1000 < block_ms]

@@ -110,7 +110,11 @@ def _lever(word: str) -> int:
 def _cue(word: str) -> int:
     if word.isdigit():
         return int(word)
-    for cue in (*range(1, 400), *range(voice.NUM, voice.NUM + 60), *range(voice.PER, voice.PER + 100)):
+    for cue in (
+        *range(1, 400),
+        *range(voice.NUM, voice.NUM + 60),
+        *range(voice.PER, voice.PER + 100),
+    ):
         if voice.cue_text(cue).replace(" ", "") == word:
             return cue
     raise ValueError("no voice cue %r" % word)
