@@ -3,7 +3,7 @@
 
 import pytest
 
-from qizhong.core import voice
+from qizhong.core import cuenames, voice
 from qizhong.core.voice import FLAG, LEFT, MARK_EX, MARK_IN, MARK_PER, MIN, MIN1, NUM, PER, SEC
 
 
@@ -77,8 +77,8 @@ def test_tables_are_sorted_and_within_the_period():
     ],
 )
 def test_cue_names(cue, text, asset):
-    assert voice.cue_text(cue) == text
-    assert voice.cue_asset(cue) == asset
+    assert cuenames.cue_text(cue) == text
+    assert cuenames.cue_asset(cue) == asset
 
 
 # -- languages and styles (docs/voice.md) ----------------------------------------------

@@ -14,7 +14,7 @@ from array import array
 import pytest
 
 from conftest import ROOT
-from qizhong.core import adpcm, voice
+from qizhong.core import adpcm, cuenames, voice
 from qizhong.core.voice import MARK_IN, PER
 from qizhong.sim import audio
 
@@ -58,7 +58,7 @@ BANKS = {lang: audio.read_bank(os.path.join(VOICE_DIR, lang, voice.BANK)) for la
 SAMPLES = {
     (lang, stem): audio.decode(BANKS[lang][i])
     for lang in voice.LANGS
-    for i, stem in enumerate(voice.stems())
+    for i, stem in enumerate(cuenames.stems())
     if BANKS[lang][i]  # a slot the language never says is empty
 }
 CUES = sorted(SAMPLES)
@@ -70,7 +70,7 @@ CHUNK_MS = 64  # boards/pico.py plays whole chunks of 1024 bytes, then one of si
 def ms(lang, cue):
     """How long the clock's player is busy with ``cue`` in ``lang``: its
     measured samples in whole 64 ms chunks, and the chunk of silence after."""
-    n = len(SAMPLES[lang, voice.stems()[voice.cue_slot(cue)]])
+    n = len(SAMPLES[lang, cuenames.stems()[voice.cue_slot(cue)]])
     return (2 * n + 1023) // 1024 * CHUNK_MS + CHUNK_MS
 
 
@@ -78,7 +78,7 @@ def _longest(lang, cue, period):
     """``ms``; for a periods-left entry (filled in when spoken) the longest it can be."""
     if cue >= MARK_IN:
         said = {voice.fill(cue, k, period) for k in range(1, 100)}
-        return max(ms(lang, c) for c in said if (lang, voice.cue_asset(c)) in SAMPLES)
+        return max(ms(lang, c) for c in said if (lang, cuenames.cue_asset(c)) in SAMPLES)
     return ms(lang, cue)
 
 
@@ -113,7 +113,8 @@ def test_every_cue_said_is_recorded_and_nothing_else(lg):
     lang = voice.LANGS[lg]
     said = {c for c in _said(lg) if voice.cue_slot(c) >= 0}
     warn = {voice.MIN1, *(voice.SEC + s for s in (10, 20, 30, 40, 50, 55, 58))}  # TC-15
-    assert {stem for la, stem in SAMPLES if la == lang} == {voice.cue_asset(c) for c in said | warn}
+    recorded = {stem for la, stem in SAMPLES if la == lang}
+    assert recorded == {cuenames.cue_asset(c) for c in said | warn}
     unrecorded = {c for c in _said(lg) if voice.cue_slot(c) < 0}
     past = [(voice.LEFT + MAX_LEFT, voice.LEFT + 1000), (PER + MAX_LEFT, PER + 1000)]
     assert all(any(a < c < b for a, b in past) for c in unrecorded), unrecorded
@@ -124,8 +125,8 @@ def test_every_cue_said_is_recorded_and_nothing_else(lg):
 def test_the_bank_and_its_index_agree(lang):
     header, index = _index(lang)
     assert "# format: ima_adpcm mono %d Hz, in %s" % (RATE, voice.BANK) in header
-    assert list(index) == [stem for stem in voice.stems() if (lang, stem) in SAMPLES]
-    for i, stem in enumerate(voice.stems()):
+    assert list(index) == [stem for stem in cuenames.stems() if (lang, stem) in SAMPLES]
+    for i, stem in enumerate(cuenames.stems()):
         if stem not in index:
             assert not BANKS[lang][i], stem  # not said: not recorded
             continue
@@ -177,7 +178,7 @@ def test_the_languages_say_their_own_words(lang):
 
 
 def test_the_same_cue_differs_between_languages():
-    for stem in voice.stems():
+    for stem in cuenames.stems():
         sounds = [bytes(SAMPLES[lang, stem]) for lang in voice.LANGS if (lang, stem) in SAMPLES]
         assert len(set(sounds)) == len(sounds), stem
 

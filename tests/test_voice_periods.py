@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from qizhong.core import clock, tcspec, voice
+from qizhong.core import clock, cuenames, tcspec, voice
 from qizhong.sim import Sim
 
 LANGS = ("cmn", "yue", "ja", "ko", "en")
@@ -215,7 +215,7 @@ def words_of(lang, cue):
         _WORDS[lang] = table
     if voice.cue_slot(cue) < 0:
         return None
-    return _WORDS[lang].get(voice.cue_asset(cue))
+    return _WORDS[lang].get(cuenames.cue_asset(cue))
 
 
 def said(lang, style, spec, until_ms):

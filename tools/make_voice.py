@@ -8,7 +8,7 @@ Every cue of every language (``LANGS``: cmn, yue, ja, ko, en; docs/voice.md)
 becomes ``OUTDIR/<lang>/<stem>.ima``: IMA ADPCM (``qizhong.adpcm``) of mono
 8000 Hz audio, leading and trailing silence trimmed, peak-normalised to -1
 dBFS, with a few ms of fade at both ends (no click on the I2S amplifier). The
-stems are those of ``qizhong.voice.cue_asset`` (n1..n10, s10..s58, b11..b50,
+stems are those of ``qizhong.cuenames.cue_asset`` (n1..n10, s10..s58, b11..b50,
 m1..m10, f, l1..l10, p1..p10), each language only those its tables say
 (``used``); ``OUTDIR/<lang>/index.txt`` lists stem, bytes, duration_ms and text.
 
@@ -54,10 +54,10 @@ MAX_WPM = 260  # beyond this it stops being clear: fail instead
 STEP_WPM = 5
 
 try:  # the host package: its core is the firmware's qizhong
-    from qizhong.core import adpcm, tcspec, voice
+    from qizhong.core import adpcm, cuenames, tcspec, voice
 except ImportError:  # without it installed: the firmware's own folder
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "firmware"))
-    from qizhong import adpcm, tcspec, voice  # type: ignore[no-redef]
+    from qizhong import adpcm, cuenames, tcspec, voice  # type: ignore[no-redef]
 
 NUMERALS = ("一", "二", "三", "四", "五", "六", "七", "八", "九", "十")
 SECONDS = (10, 20, 30, 40, 50, 25, 28, 55, 58)  # voice._WHOLE: "s秒" recorded whole
@@ -191,7 +191,7 @@ def used(lang: str) -> list[str]:
                 for _t, c in voice.byoyomi_table(1000 * s, last, lg, st):
                     cues.update(voice.fill(c, k, 1000 * s) for k in range(1, 100))
     slots = {voice.cue_slot(c) for c in cues} - {-1}
-    return [stem for i, stem in enumerate(voice.stems()) if i in slots]
+    return [stem for i, stem in enumerate(cuenames.stems()) if i in slots]
 
 
 # lang: (espeak-ng voices, the first one listed wins)
@@ -438,14 +438,14 @@ def make(lang: str, outdir: str, tmp: str) -> int:
     ]
     words = {stem: text for stem, text, _say in cues}
     data = {stem: encode(samples[stem]) for stem in words}
-    for stem in voice.stems():
+    for stem in cuenames.stems():
         if stem in data:
             lines.append(
                 "%s\t%d\t%d\t%s"
                 % (stem, len(data[stem]), duration_ms(decode(data[stem])), words[stem])
             )
     with open(os.path.join(outdir, voice.BANK), "wb") as f:
-        f.write(bank([data.get(stem, b"") for stem in voice.stems()]))
+        f.write(bank([data.get(stem, b"") for stem in cuenames.stems()]))
     total = sum(len(d) for d in data.values())
     with open(os.path.join(outdir, "index.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")

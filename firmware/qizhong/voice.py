@@ -90,32 +90,6 @@ def count_table(period_ms, lg=None, st=None):
     return tuple((start + k * _S, k) for k in range(1, window + 1))
 
 
-def seconds_cues(s):
-    """The cues that say ``s`` seconds (1..59) of a minute: "30秒", "四十" "三", "5"."""
-    if s in _WHOLE:
-        return (SEC + s,)
-    if s < 10:
-        return (s,)
-    if s < 20:
-        return (NUM + s,)
-    return (NUM + s - s % 10, s % 10) if s % 10 else (NUM + s,)
-
-
-def _said(out, due, cues):
-    for c in cues:
-        out.append((due, c))
-
-
-def _end(lg, period_ms):
-    # The periods-left phrase at the end of a period that is not the last (or None).
-    whole_min = period_ms % _MIN == 0
-    if lg in (_CMN, _YUE):
-        return MARK_IN if whole_min else None  # 还剩 x 分 counts minutes (TC-6a)
-    if lg == _KO:
-        return MARK_PER
-    return MARK_EX if whole_min else MARK_PER  # ja, en: minutes left, else periods
-
-
 def byoyomi_table(period_ms, last, lg=None, st=None):
     """Readings within one byo-yomi period; ``last`` for the final period.
 
@@ -124,8 +98,8 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
     over the last 30 s; then either the count "1".."9" and at the end "10"
     (the last period; Korean always; Chinese unless the period is whole
     minutes) or, as the Japanese timekeeper reads while time in reserve
-    remains, the seconds 5 s and 2 s before the end ("55" "58") and at the
-    end "m分" and the minutes or periods left.
+    remains, the seconds 5 s and 2 s before the end ("55" "58"; "四十" "三"
+    for 43) and at the end "m分" and the minutes or periods left.
 
     Down (DIT-40): "m分" left at each whole minute, "30秒" "20秒" left, then
     "10" .. "1"; at the end the periods left, or in the last period the flag word.
@@ -133,48 +107,54 @@ def byoyomi_table(period_ms, last, lg=None, st=None):
     lg = lang if lg is None else lg
     st = style if st is None else st
     p = period_ms // _S  # whole seconds (tcspec)
-    window = p if p < 10 else 10
+    w = p if p < 10 else 10
+    cn = lg == _CMN or lg == _YUE
+    whole = p % 60 == 0
+    # The periods-left phrase (voice.fill) at the end of a period that is not the last.
+    end = (MARK_IN if whole else 0) if cn else MARK_EX if whole and lg != _KO else MARK_PER
     out = []  # type: list
     if st == _DOWN:
-        at = [(p - 60 * m, MIN + m) for m in range(MAX_MIN, 0, -1) if p - 60 * m > 0]
-        at += [(p - r, SEC + r) for r in (30, 20) if p > r]
-        at += [(p - k, k) for k in range(window, 0, -1) if p > k]
-        at.sort()
-        for t, c in at:
-            out.append((t * _S, c))
-        if last:
-            out.append((period_ms, FLAG))
-        else:
-            c = _end(lg, period_ms)
-            if c is not None:
-                out.append((period_ms, c))
+        for t in range(1, p):
+            r = p - t  # left
+            if r % 60 == 0 and r <= 60 * MAX_MIN:
+                out.append((t * _S, MIN + r // 60))
+            elif r == 30 or r == 20:
+                out.append((t * _S, SEC + r))
+            elif r <= w:
+                out.append((t * _S, r))
+        if last or end:
+            out.append((period_ms, FLAG if last else end))
         return tuple(out)
-    cn = lg in (_CMN, _YUE)
-    count = last or lg == _KO or (cn and p % 60 != 0)
+    count = last or lg == _KO or (cn and not whole)
     lo = 10 if p < 60 else p - 30
-    hi = p - 11 if p < 60 and lg in (_CMN, _YUE, _KO) else p - 10  # TC-6b: more than 10 s remain
-    times = [t for t in range(10, p, 10) if lo <= t <= hi]
-    times += [60 * m for m in range(1, MAX_MIN + 1) if 60 * m < p]
-    if not count:
-        times += [t for t in (p - 5, p - 2) if t > 0]
-    for t in sorted(set(times)):
-        if count and t > p - window:
-            continue  # the count's seconds
-        if not count and p - 5 < t != p - 2:
-            continue  # the last seconds: "55" "58" only
+    hi = p - 11 if p < 60 and (cn or lg == _KO) else p - 10  # TC-6b: more than 10 s remain
+    for t in range(1, p):
+        if count and t > p - w:
+            out.append((t * _S, t - p + w))  # the count
+            continue
         m, s = divmod(t, 60)
-        _said(out, t * _S, seconds_cues(s) if s else (MIN + m,))
+        if count or t <= p - 5:
+            if not ((s == 0 and 0 < m <= MAX_MIN) or (t % 10 == 0 and lo <= t <= hi) or t == p - 5):
+                continue
+        elif t != p - 2:
+            continue  # the last seconds: "58" only
+        if s == 0:
+            if m <= MAX_MIN:
+                out.append((t * _S, MIN + m))
+        elif s in _WHOLE:
+            out.append((t * _S, SEC + s))
+        elif s < 10:
+            out.append((t * _S, s))  # a bare digit
+        else:  # a bare number: "十三", or "四十" "三"
+            out.append((t * _S, NUM + (s if s < 20 else s - s % 10)))
+            if s > 20 and s % 10:
+                out.append((t * _S, s % 10))
     if count:
-        for k in range(1, window):
-            out.append(((p - window + k) * _S, k))
-        if last or cn:
-            out.append((period_ms, window))
-        else:
-            out.append((period_ms, _end(lg, period_ms)))
-        return tuple(out)
-    if p % 60 == 0 and p <= 60 * MAX_MIN:
-        out.append((period_ms, MIN + p // 60))
-    out.append((period_ms, _end(lg, period_ms)))
+        out.append((period_ms, w if last or cn else end))
+    else:
+        if whole and p <= 60 * MAX_MIN:
+            out.append((period_ms, MIN + p // 60))
+        out.append((period_ms, end))
     return tuple(out)
 
 
@@ -207,51 +187,21 @@ def canadian_table(period_ms, lg=None, st=None):
     return tuple(out + [(0, 10)])
 
 
-def cue_text(cue):
-    """What the cue says, language-neutral: "1", "30秒", "四十", "2分", "还剩 4 分",
-    "3 periods", "时间到" (each language's words: its bank's index.txt)."""
-    if cue >= PER:
-        return "%d periods" % (cue - PER)
-    if cue >= NUM:
-        return str(cue - NUM)
-    if cue >= LEFT:
-        return "还剩 %d 分" % (cue - LEFT)
-    if cue == FLAG:
-        return "时间到"
-    if cue > MIN:
-        return "%d分" % (cue - MIN)
-    if cue >= SEC:
-        return "%d秒" % (cue - SEC)
-    return str(cue)
-
-
-SLOTS = const(63)  # the slots of a bank, in stems() order
-
-
-def stems():
-    """Each slot's stem, in bank order: n1..n10, s10..s58, b11..b50, m1..m10,
-    f, l1..l10, p1..p10. A language leaves the slots it never says empty."""
-    return (
-        ["n%d" % k for k in range(1, 11)]
-        + ["s%d" % s for s in _WHOLE]
-        + ["b%d" % n for n in (11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 30, 40, 50)]
-        + ["m%d" % m for m in range(1, 11)]
-        + ["f"]
-        + ["l%d" % x for x in range(1, 11)]
-        + ["p%d" % k for k in range(1, 11)]
-    )
+SLOTS = const(63)  # the slots of a bank, in cuenames.stems() order
 
 
 # A language's cue bank, ``<lang>/cues.bin``: magic, the number of slots (u16)
 # and a u16 0; then per slot (``stems()`` order) the offset and the length of its
 # IMA ADPCM bytes (u32 each, little-endian; 0: not recorded); then the data.
+# The cues' names and words (stems, cue_text): ``cuenames``, which the clock never loads.
 BANK = "cues.bin"
 MAGIC = b"QZV2"
 BANK_HEAD = const(8)
 
 
 def cue_slot(cue):
-    """The cue's slot in a bank (its index in ``stems()``), -1 if none. Allocates nothing."""
+    """The cue's slot in a bank (its index in ``cuenames.stems()``), -1 if none.
+    Allocates nothing."""
     if 1 <= cue <= 10:
         return cue - 1
     if PER < cue <= PER + 10:
@@ -271,20 +221,3 @@ def cue_slot(cue):
             if _WHOLE[i] == cue - SEC:
                 return 10 + i
     return -1
-
-
-def cue_asset(cue):
-    """The sample's stem: n1, s30, b40, m2, f, l3, p2 (there may be no sample: l11)."""
-    if cue >= PER:
-        return "p%d" % (cue - PER)
-    if cue >= NUM:
-        return "b%d" % (cue - NUM)
-    if cue >= LEFT:
-        return "l%d" % (cue - LEFT)
-    if cue == FLAG:
-        return "f"
-    if cue > MIN:
-        return "m%d" % (cue - MIN)
-    if cue >= SEC:
-        return "s%d" % (cue - SEC)
-    return "n%d" % cue

@@ -366,7 +366,7 @@ import machine  # noqa: E402  # the fake
 import rp2  # noqa: E402  # the fake
 from boards import pico, pins  # noqa: E402
 
-from qizhong import adpcm, voice  # noqa: E402
+from qizhong import adpcm, cuenames, voice  # noqa: E402
 from qizhong import app as A  # noqa: E402
 
 assert hasattr(machine, "PINS"), "the real machine module was imported, not the fake"
@@ -430,7 +430,7 @@ def pcm(stem, lang="cmn"):
     its last chunk filled with silence."""
     with open(VOICE + "/" + lang + "/" + voice.BANK, "rb") as f:
         data = f.read()
-    j = voice.BANK_HEAD + 8 * voice.stems().index(stem)
+    j = voice.BANK_HEAD + 8 * cuenames.stems().index(stem)
     at = int.from_bytes(data[j : j + 4], "little")
     n = int.from_bytes(data[j + 4 : j + 8], "little")
     out = bytearray(4 * n)

@@ -30,7 +30,7 @@ import tty
 import serial
 
 from qizhong.clocks.link import Link
-from qizhong.core import voice
+from qizhong.core import cuenames, voice
 from qizhong.sim import audio
 from qizhong.sim.simulator import Sim, SimError, micropython_path, repo_root
 
@@ -91,7 +91,7 @@ def cue_table(voice_dir: str) -> dict[tuple[int, int], tuple[int, int]]:
         for cue in cue_ids():
             slot = voice.cue_slot(cue)
             if slot >= 0 and bank[slot]:  # a slot the language never says is empty
-                name = "%s/%s" % (lang, voice.stems()[slot])
+                name = "%s/%s" % (lang, cuenames.stems()[slot])
                 _add(table, cue, name, list(audio.decode(bank[slot])))
     return table
 

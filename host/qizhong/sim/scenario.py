@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from qizhong.core import voice
+from qizhong.core import cuenames, voice
 from qizhong.sim.simulator import Sim, SimError
 
 SIDES = {"red": 0, "black": 1, "first": 0, "second": 1, "0": 0, "1": 1}
@@ -115,7 +115,7 @@ def _cue(word: str) -> int:
         *range(voice.NUM, voice.NUM + 60),
         *range(voice.PER, voice.PER + 100),
     ):
-        if voice.cue_text(cue).replace(" ", "") == word:
+        if cuenames.cue_text(cue).replace(" ", "") == word:
             return cue
     raise ValueError("no voice cue %r" % word)
 
