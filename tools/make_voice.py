@@ -189,7 +189,10 @@ def used(lang: str) -> list[str]:
         for s in range(1, 601):
             for last in (False, True):
                 for _t, c in voice.byoyomi_table(1000 * s, last, lg, st):
-                    cues.update(voice.fill(c, k, 1000 * s) for k in range(1, 100))
+                    if c < voice.MARK_IN:
+                        cues.add(c)
+                    else:  # the periods left, filled in when spoken: 1 to 99
+                        cues.update(voice.fill(c, k, 1000 * s) for k in range(1, 100))
     slots = {voice.cue_slot(c) for c in cues} - {-1}
     return [stem for i, stem in enumerate(cuenames.stems()) if i in slots]
 
