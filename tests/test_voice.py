@@ -208,3 +208,19 @@ def test_a_canadian_block_skips_readings_it_has_passed(restore_voice):
     assert tc.cue_in(s) == 10000  # "20秒" when 20 s are left
     tc.adjust(s, -15000)  # a penalty: 15 s left, past "20秒"
     assert tc.cue_in(s) == 5000 and tc.cue_id(s) == 10  # "10" next, never "20秒" late
+
+
+def test_the_clock_never_loads_the_cue_names():
+    # cuenames (stems, words) is for the host: no firmware module imports it,
+    # so its bytecode stays out of the Pico's heap (voice.cue_slot plays the cues).
+    import os
+
+    from conftest import ROOT
+
+    firmware = os.path.join(ROOT, "firmware")
+    for folder, _dirs, files in os.walk(firmware):
+        for name in files:
+            if name.endswith(".py") and name != "cuenames.py":
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    text = f.read()
+                assert "import cuenames" not in text and "cuenames import" not in text, name
