@@ -22,7 +22,7 @@ Cue ids are small ints, the same in every language; each range is its own
   FLAG        the time is up (down style, last period)
   LEFT + x    x minutes left (还剩 x 分, のこりあと x ふんです, x minutes left)
   NUM + n     n said as a bare number: 11..19, 20, 30, 40, 50 ("四十" "三": 43)
-  PER + k     k periods (のこり k かいです, k회 남음; English: k - 1 periods left)
+  PER + k     k periods (のこり k かい, k회 남음; English "k - 1 left"; 1: the last)
 """
 
 try:
