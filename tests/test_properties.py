@@ -325,8 +325,9 @@ def any_specs(draw):
     elif ot == "canadian":
         spec += " canadian %d/%dms" % (draw(st.integers(1, 4)), draw(st.integers(1000, 60000)))
         spec += draw(st.sampled_from(("", " reset")))  # TC-12
+    inc = timing == "fischer" and "+" in spec and "+d" not in spec and "+b" not in spec
     spec += draw(st.sampled_from(("", "", " red -40%", " black +25%", " second 30s", " first 2m")))
-    if timing == "fischer" and "+" in spec and "+d" not in spec and "+b" not in spec:
+    if inc:  # (before the handicap: the "+" of "black +25%" is no increment)
         spec += draw(st.sampled_from(("", " cap 100h")))  # TC-14
     spec += draw(st.sampled_from(("", " warn 20s", " warn 1m voice")))  # TC-15
     thr = draw(st.one_of(st.just(1000), st.integers(1000, 200000)))  # at least 1 s
@@ -723,14 +724,26 @@ def byoyomi_cues(start, period, last, left_after):
             out += [(EV.EV_CUE, 0, start + 60000, MIN1)]
             out += [(EV.EV_CUE, 0, start + 60000, LEFT + left_after)]
         return out
-    # TC-6b: every 10 s while more than 10 s remain, then "1" ... "10" over the last 10 s.
+    p = period // 1000
+    if p < 60:  # TC-6b: every 10 s while more than 10 s remain, then "1" ... "10"
+        out = [(EV.EV_CUE, 0, start + s * 1000, SEC + s) for s in range(10, p - 10, 10)]
+        end = start + period
+        return out + [(EV.EV_CUE, 0, end - 10000 + k * 1000, k) for k in range(1, 11)]
+    # docs/voice.md, longer: "m分" at each minute (1分 is 200, 2分 201), the
+    # seconds of the minute every 10 s over the last 30 s; a period of whole
+    # minutes that is not the last ends as TC-6a's minute does (还剩: minutes).
+    fine = not last and p % 60 == 0
+    at = {t for t in range(p - 30, p - 9) if t % 10 == 0} | set(range(60, p, 60))
+    if fine:
+        at |= {p - 5, p - 2}
     out = []
-    s = 10
-    while period - s * 1000 > 10000:
-        out.append((EV.EV_CUE, 0, start + s * 1000, SEC + s))
-        s += 10
-    end = start + period
-    return out + [(EV.EV_CUE, 0, end - 10000 + k * 1000, k) for k in range(1, 11)]
+    for t in sorted(at):
+        m, s = divmod(t, 60)
+        out.append((EV.EV_CUE, 0, start + t * 1000, SEC + s if s else MIN1 + m - 1))
+    if fine:
+        out.append((EV.EV_CUE, 0, start + period, MIN1 + p // 60 - 1))
+        return [*out, (EV.EV_CUE, 0, start + period, LEFT + left_after * p // 60)]
+    return out + [(EV.EV_CUE, 0, start + period - 10000 + k * 1000, k) for k in range(1, 11)]
 
 
 @settings(max_examples=200, deadline=None)

@@ -14,20 +14,20 @@ from array import array
 import pytest
 
 from conftest import ROOT
-from qizhong.core import adpcm, voice
-from qizhong.core.voice import LEFT
+from qizhong.core import adpcm, cuenames, voice
+from qizhong.core.voice import MARK_IN, PER
 from qizhong.sim import audio
 
 VOICE_DIR = os.path.join(ROOT, "firmware", "assets", "voice")
 RATE = 8000
-MAX_PERIODS = 10  # "k periods left" is recorded for k = 1..10
+MAX_LEFT = 10  # the periods and minutes left are recorded for 1..10
 DIGIT_MAX_MS = 700
 PHRASE_MAX_MS = 1000
 RMS_FLOOR = 1000  # about -30 dBFS: clearly audible after peak normalisation
 EDGE_MS = 30  # sound must start / end this close to the file's ends
 FASTEST_MS = 1000  # the count's fastest: one cue a second
 COUNTS = [p * 1000 for p in range(1, 61)]
-PERIODS = (10000, 20000, 30000, 45000, 60000)
+PERIODS = [p * 1000 for p in range(1, 601)]  # every period the menu allows, and more
 BLOCKS = (20000, 30000, 600000)
 
 
@@ -58,7 +58,8 @@ BANKS = {lang: audio.read_bank(os.path.join(VOICE_DIR, lang, voice.BANK)) for la
 SAMPLES = {
     (lang, stem): audio.decode(BANKS[lang][i])
     for lang in voice.LANGS
-    for i, stem in enumerate(voice.stems())
+    for i, stem in enumerate(cuenames.stems())
+    if BANKS[lang][i]  # a slot the language never says is empty
 }
 CUES = sorted(SAMPLES)
 
@@ -69,54 +70,69 @@ CHUNK_MS = 64  # boards/pico.py plays whole chunks of 1024 bytes, then one of si
 def ms(lang, cue):
     """How long the clock's player is busy with ``cue`` in ``lang``: its
     measured samples in whole 64 ms chunks, and the chunk of silence after."""
-    n = len(SAMPLES[lang, voice.stems()[voice.cue_slot(cue)]])
+    n = len(SAMPLES[lang, cuenames.stems()[voice.cue_slot(cue)]])
     return (2 * n + 1023) // 1024 * CHUNK_MS + CHUNK_MS
 
 
-def _longest(lang, cue):
-    """``ms``; for "k periods left" (k filled in when spoken) the longest k."""
-    if cue == LEFT:
-        return max(ms(lang, LEFT + k) for k in range(1, MAX_PERIODS + 1))
+def _longest(lang, cue, period):
+    """``ms``; for a periods-left entry (filled in when spoken) the longest it can be."""
+    if cue >= MARK_IN:
+        said = {voice.fill(cue, k, period) for k in range(1, 100)}
+        return max(ms(lang, c) for c in said if (lang, cuenames.cue_asset(c)) in SAMPLES)
     return ms(lang, cue)
 
 
 def _tables(lg, st):
-    """Every schedule of one language and style, with what follows its last cue:
-    the next table (a fresh byo-yomi period), or None (a count, the last
-    period, a block: the next cue may come a second later)."""
-    out = [(voice.count_table(p, lg, st), None) for p in COUNTS]
+    """Every schedule of one language and style, with its period and what
+    follows its last cue: the next table (a fresh byo-yomi period), or None (a
+    count, the last period, a block: the next cue may come a second later)."""
+    out = [(voice.count_table(p, lg, st), p, None) for p in COUNTS]
     for p in PERIODS:
         last = voice.byoyomi_table(p, True, lg, st)
-        out.append((voice.byoyomi_table(p, False, lg, st), (p, last)))
-        out.append((last, None))
-    out += [(voice.canadian_table(b, lg, st), None) for b in BLOCKS]
+        ahead = voice.byoyomi_table(p, False, lg, st)
+        out.append((ahead, p, ahead))  # another period that is not the last
+        out.append((ahead, p, last))
+        out.append((last, p, None))
+    out += [(voice.canadian_table(b, lg, st), b, None) for b in BLOCKS]
     return out
 
 
-def _scheduled_cues():
+def _said(lg):
+    """Every cue id the language's schedules say, periods left filled in (1..99)."""
     cues = set()
-    for lg in range(len(voice.LANGS)):
-        for st in range(len(voice.STYLES)):
-            for table, _next in _tables(lg, st):
-                cues.update(cue for _due, cue in table)
-    assert LEFT in cues  # "k periods left", k added when spoken
-    cues.discard(LEFT)
-    cues.update(LEFT + k for k in range(1, MAX_PERIODS + 1))
+    for st in range(len(voice.STYLES)):
+        for table, period, _next in _tables(lg, st):
+            for _due, cue in table:
+                if cue < MARK_IN:
+                    cues.add(cue)
+                else:  # the periods left, filled in when spoken: 1 to 99
+                    cues.update(voice.fill(cue, k, period) for k in range(1, 100))
     return cues
 
 
-def test_the_schedules_need_every_slot_and_no_other():
-    assert {voice.cue_asset(c) for c in _scheduled_cues()} == set(voice.stems())
-    assert [voice.cue_slot(c) for c in sorted(_scheduled_cues())] == list(range(voice.SLOTS))
-    assert voice.cue_slot(LEFT + 11) == voice.cue_slot(voice.SEC + 15) == -1  # no sample
+@pytest.mark.parametrize("lg", range(len(voice.LANGS)), ids=voice.LANGS)
+def test_every_cue_said_is_recorded_and_nothing_else(lg):
+    # The periods and minutes left past 10 are not recorded (silence, never a wrong word).
+    lang = voice.LANGS[lg]
+    said = {c for c in _said(lg) if voice.cue_slot(c) >= 0}
+    warn = {voice.MIN1, *(voice.SEC + s for s in (10, 20, 30, 40, 50, 55, 58))}  # TC-15
+    recorded = {stem for la, stem in SAMPLES if la == lang}
+    assert recorded == {cuenames.cue_asset(c) for c in said | warn}
+    unrecorded = {c for c in _said(lg) if voice.cue_slot(c) < 0}
+    past = [(voice.LEFT + MAX_LEFT, voice.LEFT + 1000), (PER + MAX_LEFT, PER + 1000)]
+    assert all(any(a < c < b for a, b in past) for c in unrecorded), unrecorded
+    assert voice.cue_slot(voice.LEFT + 11) == voice.cue_slot(voice.SEC + 15) == -1  # no sample
 
 
 @pytest.mark.parametrize("lang", voice.LANGS)
 def test_the_bank_and_its_index_agree(lang):
     header, index = _index(lang)
     assert "# format: ima_adpcm mono %d Hz, in %s" % (RATE, voice.BANK) in header
-    assert list(index) == voice.stems()
-    for i, stem in enumerate(voice.stems()):
+    assert list(index) == [stem for stem in cuenames.stems() if (lang, stem) in SAMPLES]
+    for i, stem in enumerate(cuenames.stems()):
+        if stem not in index:
+            assert not BANKS[lang][i], stem  # not said: not recorded
+            continue
         size, dur, _text = index[stem]
         assert len(BANKS[lang][i]) == size, stem
         assert dur == round(len(SAMPLES[lang, stem]) * 1000 / RATE), stem
@@ -126,7 +142,7 @@ def test_a_bank_that_is_cut_short_is_refused(tmp_path):
     with open(os.path.join(VOICE_DIR, "ja", voice.BANK), "rb") as f:
         data = f.read()
     (tmp_path / "short.bin").write_bytes(data[:-1])
-    with pytest.raises(ValueError, match="slot 28 ends beyond the file"):
+    with pytest.raises(ValueError, match="slot 62 ends beyond the file"):
         audio.read_bank(str(tmp_path / "short.bin"))
     (tmp_path / "other.bin").write_bytes(b"RIFF" + data[4:])
     with pytest.raises(ValueError, match="is not a cue bank"):
@@ -138,33 +154,42 @@ def test_the_languages_say_their_own_words(lang):
     _header, index = _index(lang)
     text = {stem: t for stem, (_s, _d, t) in index.items()}
     want = {
-        "cmn": ("一", "十", "三十秒", "还剩两分", "时间到"),
-        "yue": ("一", "十", "三十秒", "還剩兩分", "時間到"),
-        "ja": ("いち", "じゅう", "さんじゅうびょう", "あとにかいです", "じかんぎれです"),
-        "ko": ("하나", "열", "삼십초", "이회 남음", "시간 초과"),
-        "en": ("one", "ten", "thirty seconds", "two left", "time is up"),
+        "cmn": ("一", "十", "三十秒", "两分", "还剩两分", "时间到"),
+        "yue": ("一", "十", "三十秒", "兩分", "還剩兩分", "時間到"),
+        "ja": (
+            "いち",
+            "じゅう",
+            "さんじゅうびょう",
+            "にふん",
+            "のこりあとにふんです",
+            "じかんぎれです",
+        ),
+        "ko": ("하나", "열", "삼십초", "이분", None, "시간 초과"),
+        "en": ("one", "ten", "thirty seconds", "two minutes", "two minutes left", "time is up"),
     }[lang]
-    assert (text["n1"], text["n10"], text["s30"], text["r2"], text["f"]) == want
-    if lang == "ja":  # the fast count: よん and なな, never し or しち
-        assert (text["n4"], text["n7"]) == ("よん", "なな")
+    got = (text["n1"], text["n10"], text["s30"], text["m2"], text.get("l2"), text["f"])
+    assert got == want
+    if lang == "ja":  # the fast count: よん and なな, never し or しち; periods in 回
+        assert (text["n4"], text["n7"], text["p2"]) == ("よん", "なな", "のこりにかい")
     if lang == "ko":  # native numerals
         assert [text["n%d" % k] for k in range(1, 11)] == [
             "하나", "둘", "셋", "넷", "다섯", "여섯", "일곱", "여덟", "아홉", "열",
         ]  # fmt: skip
+        assert (text["p1"], text["p2"]) == ("마지막 초읽기", "이회 남음")
     if lang == "en":  # British Go Journal 106: the last period starts with "no time left"
-        assert text["r1"] == "no time left"
+        assert (text["p1"], text["s55"], text["b40"]) == ("no time left", "fifty-five", "forty")
 
 
 def test_the_same_cue_differs_between_languages():
-    for stem in voice.stems():
-        sounds = {bytes(SAMPLES[lang, stem]) for lang in voice.LANGS}
-        assert len(sounds) == len(voice.LANGS), stem
+    for stem in cuenames.stems():
+        sounds = [bytes(SAMPLES[lang, stem]) for lang in voice.LANGS if (lang, stem) in SAMPLES]
+        assert len(set(sounds)) == len(sounds), stem
 
 
 @pytest.mark.parametrize("lang, stem", CUES, ids=["%s-%s" % c for c in CUES])
 def test_cue_duration_audibility_and_trim(lang, stem):
     a = SAMPLES[lang, stem]
-    limit = DIGIT_MAX_MS if stem.startswith("n") else PHRASE_MAX_MS
+    limit = DIGIT_MAX_MS if stem[0] in "nb" else 1900 if stem[0] == "l" else PHRASE_MAX_MS
     assert len(a) * 1000 / RATE <= limit, "%s/%s lasts %d ms" % (lang, stem, len(a) // 8)
     peak = max(abs(x) for x in a)
     rms = math.sqrt(sum(x * x for x in a) / len(a))
@@ -191,37 +216,40 @@ def test_every_cue_ends_before_the_next_one_starts(lg, style):
     # last, at the next period's first.
     lang = voice.LANGS[lg]
     worst = []
-    for table, nxt in _tables(lg, style):
-        for i, (due, _cue) in enumerate(table):
-            if i and table[i - 1][0] == due:
-                continue  # counted with the group it starts with
-            group = [c for d, c in table if d == due]
-            later = [d for d, _c in table if d > due]
-            if later:
-                gap = later[0] - due
+    for table, period, nxt in _tables(lg, style):
+        i = 0
+        while i < len(table):
+            due = table[i][0]
+            j = i
+            while j < len(table) and table[j][0] == due:
+                j += 1
+            group = [c for _d, c in table[i:j]]  # due at one instant
+            if j < len(table):
+                gap = abs(table[j][0] - due)  # (a Canadian table is by time left: descending)
             elif nxt is not None:
-                period, following = nxt
-                gap = period - due + following[0][0]
+                gap = period - due + nxt[0][0]
             else:
                 gap = FASTEST_MS
-            took = sum(_longest(lang, c) for c in group)
-            worst.append((gap - took, table, due, group))
-    margin, table, due, group = min(worst, key=lambda w: w[0])
-    assert margin >= 0, "%s %s: %r at %d ms overlaps the next cue by %d ms" % (
+            took = sum(_longest(lang, c, period) for c in group)
+            worst.append((gap - took, period, due, group))
+            i = j
+    margin, period, due, group = min(worst, key=lambda w: w[0])
+    assert margin >= 0, "%s %s: %r at %d ms of a %d ms period overlaps the next cue by %d ms" % (
         lang,
         voice.STYLES[style],
         group,
         due,
+        period,
         -margin,
     )
 
 
 def test_the_longest_periods_left_phrase_fits_a_second():
     # "k periods left" (any k) may end a 10 s period whose successor counts
-    # from its first second (Japanese, counting up).
+    # from its first second (Korean; or counting down, "9" at 1 s).
     for lang in voice.LANGS:
-        longest = max(ms(lang, LEFT + k) for k in range(1, MAX_PERIODS + 1))
-        assert longest <= FASTEST_MS, lang
+        said = [ms(lang, PER + k) for k in range(1, MAX_LEFT + 1) if (lang, "p%d" % k) in SAMPLES]
+        assert max(said, default=0) <= FASTEST_MS, lang
 
 
 # -- IMA ADPCM -----------------------------------------------------------------------
@@ -305,8 +333,8 @@ def test_fill_pauses_leaves_no_silent_run_inside_a_cue():
     assert all(abs(x) == mv.FILL for x in out[6:606])
 
 
-def test_every_language_has_a_cue_for_every_slot():
+def test_make_voice_records_what_each_language_says():
     mv = _make_voice()
     for lang in mv.LANGS:
         stems = [stem for _name, _limit, group in mv.groups(lang) for stem, _t, _s in group]
-        assert sorted(stems) == sorted(voice.stems()), lang
+        assert sorted(stems) == sorted(stem for la, stem in SAMPLES if la == lang), lang

@@ -11,14 +11,26 @@ from test_cli_day import run_cli
 
 from conftest import ROOT  # noqa: F401  (puts host/ on the path)
 from qizhong.clocks.driver import Clock
-from qizhong.core.voice import FLAG, LEFT, MIN1, SEC
+from qizhong.core.voice import FLAG, LEFT, MIN1, PER, SEC
 from qizhong.sim import Sim
 
 LANGS = ("cmn", "yue", "ja", "ko", "en")
-# docs/voice.md, byo-yomi counting up: Mandarin, Cantonese and English read
-# 55 and 58 s and "1分" in a period that is not the last; Japanese and Korean
-# count 1..9 in every period.
-READS_55_58 = {"cmn": True, "yue": True, "en": True, "ja": False, "ko": False}
+# docs/voice.md, byo-yomi counting up: Mandarin, Cantonese, Japanese and
+# English read 55 and 58 s and "1分" in a period that is not the last; Korean
+# counts 1..9 in every period.
+READS_55_58 = {"cmn": True, "yue": True, "en": True, "ja": True, "ko": False}
+
+
+def left_cue(lang, left):
+    """The phrase at the end of a 60 s period, ``left`` periods left after it:
+    还剩 k 分 (this minute included); Japanese and English the minutes in
+    reserve beyond the one starting (のこりあと x ふんです, x minutes left) or,
+    with none, the last period's word; Korean k회 남음 / 마지막 초읽기."""
+    if lang in ("cmn", "yue"):
+        return LEFT + left
+    if lang == "ko" or left == 1:
+        return PER + left
+    return LEFT + left - 1
 
 
 def _digits(t0, first, last, step):
@@ -42,15 +54,15 @@ def byoyomi_cues(lang, style):
         if style == "down":  # 30 s left, 20 s left, 10 .. 1, then periods left or time up
             out += [(t0 + 30000, SEC + 30), (t0 + 40000, SEC + 20)]
             out += _digits(t0 + 50000, 10, 1, -1)
-            out.append((t0 + 60000, FLAG if last else LEFT + left))
+            out.append((t0 + 60000, FLAG if last else left_cue(lang, left)))
             continue
         out += [(t0 + 30000, SEC + 30), (t0 + 40000, SEC + 40), (t0 + 50000, SEC + 50)]
         if not last and READS_55_58[lang]:
             out += [(t0 + 55000, SEC + 55), (t0 + 58000, SEC + 58)]
-            out += [(t0 + 60000, MIN1), (t0 + 60000, LEFT + left)]
+            out += [(t0 + 60000, MIN1), (t0 + 60000, left_cue(lang, left))]
         else:
             out += _digits(t0 + 51000, 1, 9, 1)
-            out.append((t0 + 60000, 10 if last else LEFT + left))
+            out.append((t0 + 60000, 10 if last else left_cue(lang, left)))
     return out
 
 
@@ -94,9 +106,9 @@ def test_the_expectations_differ_where_the_conventions_do():
     # The table above is not one list for all: up and down, and the two
     # families of byo-yomi readings, each give other cues.
     assert count_cues("up") != count_cues("down")
-    assert byoyomi_cues("cmn", "up") != byoyomi_cues("ja", "up")
-    assert byoyomi_cues("ja", "up") == byoyomi_cues("ko", "up")
-    assert byoyomi_cues("cmn", "down") == byoyomi_cues("ja", "down")
+    assert byoyomi_cues("cmn", "up") != byoyomi_cues("ja", "up")  # the phrase at 60 s
+    assert byoyomi_cues("ja", "up") != byoyomi_cues("ko", "up")  # Korean counts every period
+    assert byoyomi_cues("ja", "down") == byoyomi_cues("en", "down")
     assert canadian_cues("up") != canadian_cues("down")
 
 

@@ -8,8 +8,9 @@ Every cue of every language (``LANGS``: cmn, yue, ja, ko, en; docs/voice.md)
 becomes ``OUTDIR/<lang>/<stem>.ima``: IMA ADPCM (``qizhong.adpcm``) of mono
 8000 Hz audio, leading and trailing silence trimmed, peak-normalised to -1
 dBFS, with a few ms of fade at both ends (no click on the I2S amplifier). The
-stems are those of ``qizhong.voice.cue_asset``: n1..n10, s10..s58, m1, f,
-r1..r10. ``OUTDIR/<lang>/index.txt`` lists stem, bytes, duration_ms and text.
+stems are those of ``qizhong.cuenames.cue_asset`` (n1..n10, s10..s58, b11..b50,
+m1..m10, f, l1..l10, p1..p10), each language only those its tables say
+(``used``); ``OUTDIR/<lang>/index.txt`` lists stem, bytes, duration_ms and text.
 
 Needs ``espeak-ng`` and ``sox`` on PATH (Debian: apt-get install espeak-ng sox);
 only this tool needs them, the generated files are committed. Standard library
@@ -47,19 +48,21 @@ PHRASE_MAX_MS = 850  # the hard limit (tests) is 900
 # "k periods left": the next cue may come 1 s later (a 10 s period). The clock
 # plays whole 64 ms chunks and 64 ms of silence after a cue: 14 chunks fit.
 LEFT_MAX_MS = 890
+MINUTES_LEFT_MAX_MS = 1800
 BASE_WPM = 175  # espeak-ng's default speed, clear
 MAX_WPM = 260  # beyond this it stops being clear: fail instead
 STEP_WPM = 5
 
 try:  # the host package: its core is the firmware's qizhong
-    from qizhong.core import adpcm, voice
+    from qizhong.core import adpcm, cuenames, tcspec, voice
 except ImportError:  # without it installed: the firmware's own folder
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "firmware"))
-    from qizhong import adpcm, voice  # type: ignore[no-redef]
+    from qizhong import adpcm, cuenames, tcspec, voice  # type: ignore[no-redef]
 
 NUMERALS = ("一", "二", "三", "四", "五", "六", "七", "八", "九", "十")
-SECONDS = (10, 20, 30, 40, 50, 55, 58)
-PERIODS = range(1, 11)  # "k periods left" is recorded for k = 1..10
+SECONDS = (10, 20, 30, 40, 50, 25, 28, 55, 58)  # voice._WHOLE: "s秒" recorded whole
+BARE = (11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 30, 40, 50)  # said as bare numbers
+UPTO = range(1, 11)  # "m分", "x minutes left", "k periods" are recorded for 1..10
 
 
 def _number(n: int) -> str:
@@ -73,15 +76,18 @@ def _number(n: int) -> str:
     return text
 
 
-# Japanese in kana (docs/voice.md): よん and なな in the count, periods in 回.
+# Japanese in kana (docs/voice.md): よん and なな in the count.
 JA_DIGITS = ("いち", "に", "さん", "よん", "ご", "ろく", "なな", "はち", "きゅう", "じゅう")
-JA_TENS = {10: "じゅう", 20: "にじゅう", 30: "さんじゅう", 40: "よんじゅう", 50: "ごじゅう"}
+JA_FUN = ("いっぷん", "にふん", "さんぷん", "よんぷん", "ごふん", "ろっぷん", "ななふん",
+          "はっぷん", "きゅうふん", "じゅっぷん")  # fmt: skip
 JA_KAI = ("いっかい", "にかい", "さんかい", "よんかい", "ごかい", "ろっかい", "ななかい",
           "はちかい", "きゅうかい", "じゅっかい")  # fmt: skip
-# Korean: native numerals for the count, Sino-Korean for seconds and periods.
+# Korean: native numerals for the count, Sino-Korean for seconds, minutes and periods.
 KO_NATIVE = ("하나", "둘", "셋", "넷", "다섯", "여섯", "일곱", "여덟", "아홉", "열")
 KO_SINO = ("일", "이", "삼", "사", "오", "육", "칠", "팔", "구", "십")
 EN_DIGITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+EN_TEENS = ("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+            "eighteen", "nineteen")  # fmt: skip
 EN_TENS = {10: "ten", 20: "twenty", 30: "thirty", 40: "forty", 50: "fifty"}
 
 
@@ -91,56 +97,104 @@ def _ko_number(n: int) -> str:
     return text + (KO_SINO[ones - 1] if ones else "")
 
 
+def _ja_number(n: int) -> str:
+    tens, ones = divmod(n, 10)
+    text = ("" if tens == 1 else JA_DIGITS[tens - 1]) + "じゅう" if tens else ""
+    return text + (JA_DIGITS[ones - 1] if ones else "")
+
+
+def _en_number(n: int) -> str:
+    if n <= 10:
+        return EN_DIGITS[n - 1]
+    if n < 20:
+        return EN_TEENS[n - 11]
+    tens, ones = divmod(n, 10)
+    return EN_TENS[10 * tens] + ("-" + EN_DIGITS[ones - 1] if ones else "")
+
+
 Cue = tuple[str, str, str]  # stem, text, what espeak-ng is given
 
 
-def _cues(lang: str) -> tuple[list[Cue], list[Cue], list[Cue], list[Cue]]:
-    """The digits, the seconds readings, the minute and periods-left
-    announcements, and the flag word of one language (docs/voice.md)."""
+def texts(lang: str) -> dict[str, tuple[str, str]]:
+    """stem: (text, what espeak-ng is given), for every stem the language has
+    words for (docs/voice.md's tables). ``used`` picks the ones it says."""
+    out: dict[str, tuple[str, str]] = {}
+
+    def put(stem: str, text: str, say: str = "") -> None:
+        out[stem] = (text, say or text)
+
     if lang in ("cmn", "yue"):
         two = "两" if lang == "cmn" else "兩"
         remain = "还剩" if lang == "cmn" else "還剩"
-        digits = [("n%d" % k, _number(k), _number(k)) for k in range(1, 11)]
-        seconds = [("s%d" % s, _number(s) + "秒", _number(s) + "秒") for s in SECONDS]
-        # espeak-ng (cmn) misses one tone sandhi: 一 before a first tone (一分) is yì.
-        minutes = [("m1", "一分", "yi4 fen1" if lang == "cmn" else "一分")]
-        for k in PERIODS:
-            text = remain + (two if k == 2 else _number(k)) + "分"
-            say = "hai2 sheng4 yi4 fen1" if k == 1 and lang == "cmn" else text
-            minutes.append(("r%d" % k, text, say))
-        flag = "时间到" if lang == "cmn" else "時間到"
-        return digits, seconds, minutes, [("f", flag, flag)]
-    if lang == "ja":
-        digits = [("n%d" % k, t, t) for k, t in enumerate(JA_DIGITS, 1)]
-        seconds = []
+        for k in UPTO:
+            put("n%d" % k, _number(k))
+            put("m%d" % k, (two if k == 2 else _number(k)) + "分")
+            put("l%d" % k, remain + (two if k == 2 else _number(k)) + "分")
         for s in SECONDS:
-            t = JA_TENS[s - s % 10] + (JA_DIGITS[s % 10 - 1] if s % 10 else "") + "びょう"
-            seconds.append(("s%d" % s, t, t))
-        minutes = [("m1", "いっぷん", "いっぷん")]
-        for k in PERIODS:
-            minutes.append(
-                ("r%d" % k, "あと%sです" % JA_KAI[k - 1], "あと %s です" % JA_KAI[k - 1])
-            )
-        return digits, seconds, minutes, [("f", "じかんぎれです", "じかんぎれです")]
-    if lang == "ko":
-        digits = [("n%d" % k, t, t) for k, t in enumerate(KO_NATIVE, 1)]
-        seconds = [("s%d" % s, _ko_number(s) + "초", _ko_number(s) + "초") for s in SECONDS]
-        minutes = [("m1", "일분", "일분"), ("r1", "마지막 초읽기", "마지막 초읽기")]
-        for k in PERIODS[1:]:
-            left = "%s회 남음" % _ko_number(k)
-            minutes.append(("r%d" % k, left, left))
-        return digits, seconds, minutes, [("f", "시간 초과", "시간 초과")]
-    digits = [("n%d" % k, t, t) for k, t in enumerate(EN_DIGITS, 1)]
-    seconds = []
-    for s in SECONDS:
-        t = EN_TENS[s - s % 10] + ("-" + EN_DIGITS[s % 10 - 1] if s % 10 else " seconds")
-        seconds.append(("s%d" % s, t, t))
-    # British Go Journal 106: "55, 58, 1 minute, no time left": the last period starts.
-    minutes = [("m1", "one minute", "one minute"), ("r1", "no time left", "no time left")]
-    for k in PERIODS[1:]:
-        left = "%s left" % EN_DIGITS[k - 1]  # "seven periods left" is over 0.89 s
-        minutes.append(("r%d" % k, left, left))
-    return digits, seconds, minutes, [("f", "time is up", "time is up")]
+            put("s%d" % s, _number(s) + "秒")
+        for n in BARE:
+            put("b%d" % n, _number(n))
+        if lang == "cmn":
+            # espeak-ng (cmn) misses one tone sandhi: 一 before a first tone (一分) is yì.
+            put("m1", "一分", "yi4 fen1")
+            put("l1", "还剩一分", "hai2 sheng4 yi4 fen1")
+        put("f", "时间到" if lang == "cmn" else "時間到")
+    elif lang == "ja":
+        for k in UPTO:
+            put("n%d" % k, JA_DIGITS[k - 1])
+            put("m%d" % k, JA_FUN[k - 1])
+            put("l%d" % k, "のこりあと%sです" % JA_FUN[k - 1], "のこりあと %s です" % JA_FUN[k - 1])
+            put("p%d" % k, "のこり%s" % JA_KAI[k - 1], "のこり %s" % JA_KAI[k - 1])
+        for s in SECONDS:
+            put("s%d" % s, _ja_number(s) + "びょう")
+        for n in BARE:
+            put("b%d" % n, _ja_number(n))
+        put("f", "じかんぎれです")
+    elif lang == "ko":
+        for k in UPTO:
+            put("n%d" % k, KO_NATIVE[k - 1])
+            put("m%d" % k, _ko_number(k) + "분")
+            put("p%d" % k, "마지막 초읽기" if k == 1 else "%s회 남음" % _ko_number(k))
+        for s in SECONDS:
+            put("s%d" % s, _ko_number(s) + "초")
+        for n in BARE:
+            put("b%d" % n, _ko_number(n))
+        put("f", "시간 초과")
+    else:
+        for k in UPTO:
+            put("n%d" % k, EN_DIGITS[k - 1])
+            put("m%d" % k, "one minute" if k == 1 else "%s minutes" % EN_DIGITS[k - 1])
+            put("l%d" % k, "one minute left" if k == 1 else "%s minutes left" % EN_DIGITS[k - 1])
+            # British Go Journal 106: "no time left" as the last minute starts.
+            put("p%d" % k, "no time left" if k == 1 else "%s left" % EN_DIGITS[k - 2])
+        for s in SECONDS:
+            put("s%d" % s, _en_number(s) + (" seconds" if s % 10 == 0 else ""))
+        for n in BARE:
+            put("b%d" % n, _en_number(n))
+        put("f", "time is up")
+    return out
+
+
+def used(lang: str) -> list[str]:
+    """The stems ``lang`` ever says, in bank order: every table ``qizhong.voice``
+    builds (counts of 1..60 s, byo-yomi periods of 1..600 s with 1..99
+    periods left, Canadian blocks, both styles) and the TC-15 spoken warnings."""
+    lg = voice.LANGS.index(lang)
+    cues = {tcspec.warn_cue(ms) for ms in [60000] + [1000 * s for s in range(10, 60)]}
+    for st in (0, 1):
+        for s in range(1, 61):
+            cues.update(c for _t, c in voice.count_table(1000 * s, lg, st))
+        for b in (1000, 5000, 15000, 25000, 35000, 600000):
+            cues.update(c for _t, c in voice.canadian_table(b, lg, st))
+        for s in range(1, 601):
+            for last in (False, True):
+                for _t, c in voice.byoyomi_table(1000 * s, last, lg, st):
+                    if c < voice.MARK_IN:
+                        cues.add(c)
+                    else:  # the periods left, filled in when spoken: 1 to 99
+                        cues.update(voice.fill(c, k, 1000 * s) for k in range(1, 100))
+    slots = {voice.cue_slot(c) for c in cues} - {-1}
+    return [stem for i, stem in enumerate(cuenames.stems()) if i in slots]
 
 
 # lang: (espeak-ng voices, the first one listed wins)
@@ -153,21 +207,36 @@ VOICES = {
 }
 LANGS = tuple(VOICES)
 
+# (group, budget_ms, stem prefix): one speed per group. The budgets: a digit
+# or a bare number fits well inside the count's second (two make "43" within
+# the 2 s before the period ends); a reading under 0.9 s; "k periods" too (the
+# next period's count, or its "9" counting down, may come 1 s later); "x
+# minutes left" ends a whole-minute period, 30 s or more before the next reading.
+GROUPS = (
+    ("digits", DIGIT_MAX_MS, "n"),
+    ("numbers", DIGIT_MAX_MS, "b"),
+    ("seconds", PHRASE_MAX_MS, "s"),
+    ("minutes", PHRASE_MAX_MS, "m"),
+    ("periods", LEFT_MAX_MS, "p"),
+    ("minutes left", MINUTES_LEFT_MAX_MS, "l"),
+    ("flag", PHRASE_MAX_MS, "f"),
+)
+
 
 def groups(lang: str = "cmn") -> list[tuple[str, int, list[Cue]]]:
-    """(name, budget_ms, cues): each cue is (stem, text, what espeak-ng is given).
-
-    One speed per group: the count digits; the seconds readings; the minute
-    and periods-left announcements, spoken back to back at the end of a
-    period; the flag word.
-    """
-    digits, seconds, minutes, flag = _cues(lang)
-    return [
-        ("digits", DIGIT_MAX_MS, digits),
-        ("seconds", PHRASE_MAX_MS, seconds),
-        ("minutes", LEFT_MAX_MS, minutes),
-        ("flag", PHRASE_MAX_MS, flag),
-    ]
+    """(name, budget_ms, cues): each cue is (stem, text, what espeak-ng is given),
+    the stems ``lang`` says (``used``) only."""
+    words = texts(lang)
+    stems = used(lang)
+    missing = [stem for stem in stems if stem not in words]
+    if missing:
+        sys.exit("make_voice: no %s words for %s" % (lang, " ".join(missing)))
+    out = []
+    for name, budget, prefix in GROUPS:
+        cues = [(st, *words[st]) for st in stems if st.rstrip("0123456789") == prefix]
+        if cues:
+            out.append((name, budget, cues))
+    return out
 
 
 def encode(samples: array) -> bytes:
@@ -352,7 +421,6 @@ def make(lang: str, outdir: str, tmp: str) -> int:
     """Write one language's cues and index into ``outdir``; returns their bytes."""
     espeak = pick_voice(lang)
     cues = [cue for _name, _limit, group in groups(lang) for cue in group]
-    assert sorted(stem for stem, _t, _s in cues) == sorted(voice.stems()), lang
     for _stem, _text, say in cues:
         check_phonemes(espeak, say)
     samples: dict[str, array] = {}
@@ -371,14 +439,16 @@ def make(lang: str, outdir: str, tmp: str) -> int:
         "# espeak-ng %s, voice %s; %s" % (version(), espeak, ", ".join(speeds)),
         "# stem\tbytes\tduration_ms\ttext",
     ]
-    texts = {stem: text for stem, text, _say in cues}
-    data = {stem: encode(samples[stem]) for stem in voice.stems()}
-    for stem in voice.stems():
-        lines.append(
-            "%s\t%d\t%d\t%s" % (stem, len(data[stem]), duration_ms(decode(data[stem])), texts[stem])
-        )
+    words = {stem: text for stem, text, _say in cues}
+    data = {stem: encode(samples[stem]) for stem in words}
+    for stem in cuenames.stems():
+        if stem in data:
+            lines.append(
+                "%s\t%d\t%d\t%s"
+                % (stem, len(data[stem]), duration_ms(decode(data[stem])), words[stem])
+            )
     with open(os.path.join(outdir, voice.BANK), "wb") as f:
-        f.write(bank([data[stem] for stem in voice.stems()]))
+        f.write(bank([data.get(stem, b"") for stem in cuenames.stems()]))
     total = sum(len(d) for d in data.values())
     with open(os.path.join(outdir, "index.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")

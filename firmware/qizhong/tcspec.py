@@ -175,16 +175,22 @@ def parse(text):
     )
 
 
+_US_STAGES = ("sd/", "game/", "g/")  # US: sudden death, game in
+
+
 def _stage_next(r):
-    # After a stage: ":" (ours), or US style a comma and a stage, or "SD/", "G/".
+    # After a stage: ":" (ours), or US style a comma and a stage ("40/90, 30"),
+    # or "SD/", "G/", "Game/". A comma before a number: clauses start with words.
     if r.take(":"):
         return True
     pos = r.i
     r.skip()
     t = r.text
-    if t.startswith("sd/", r.i) or t.startswith("g/", r.i):
-        return True
-    if r.i > pos and "," in t[pos : r.i] and _digit(r.peek()) and "/" in t[r.i : r.i + 4]:
+    for us in _US_STAGES:
+        if t.startswith(us, r.i):
+            return True
+    if r.i > pos and "," in t[pos : r.i] and _digit(r.peek()):
+        r.us = True
         return True
     r.i = pos
     return False
@@ -209,7 +215,7 @@ def _parse(r):
         while True:
             pos = r.i
             moves = 0
-            for us in ("sd/", "g/"):  # US: sudden death, game in
+            for us in _US_STAGES:
                 if r.text.startswith(us, r.i):
                     r.i += len(us)
                     r.us = True
@@ -252,12 +258,13 @@ def _parse(r):
     warn_voice = False
     own = [0, 0]  # TC-16: first, second
     seen = []
+    method = False  # bronstein, delay or hourglass given (d0 included)
     while not r.done():
         pos = r.i
         w = r.word()
         if not w:
             r.fail("unexpected %r: after the stages come words such as count or byoyomi" % r.peek())
-        if w == "d":  # US: d5 is delay 5s
+        if w == "d":  # US: d5 is delay 5s, d0 no delay
             w = "delay"
             r.us = True
         if w in seen:
@@ -272,14 +279,16 @@ def _parse(r):
                     r.fail("the increment is given twice", pos)
                 st.inc = inc
         elif w in ("bronstein", "delay", "hourglass"):
-            if timing != FISCHER:
+            if timing != FISCHER or method:
                 r.fail("only one of bronstein, delay or hourglass", pos)
+            method = True
             if w == "hourglass":
                 timing = HOURGLASS
             else:
-                timing = BRONSTEIN if w == "bronstein" else DELAY
                 delay = r.duration("the delay")
-                if delay <= 0:
+                if delay > 0:
+                    timing = BRONSTEIN if w == "bronstein" else DELAY
+                elif w == "bronstein" or not r.us:  # US "d0": no delay (G/5;d0)
                     r.fail("the delay must be positive", pos)
         elif w in ("count", "byoyomi", "canadian"):
             if overtime is not None:

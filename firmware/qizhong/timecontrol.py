@@ -636,9 +636,9 @@ class TimeControl:
         return self.main_end(s) + d
 
     def cue_id(self, s):
-        """The id of the cue ``s.cue`` points at, with k filled in for LEFT."""
-        table = self.overtime.cues(s)  # type: ignore[union-attr]
-        cue = table[s.cue][1]
-        if cue == voice.LEFT:
-            cue += s.periods - 1
+        """The id of the cue ``s.cue`` points at, the periods left filled in (``voice.fill``)."""
+        ot = self.overtime
+        cue = ot.cues(s)[s.cue][1]  # type: ignore[union-attr]
+        if cue >= voice.MARK_IN:
+            cue = voice.fill(cue, s.periods - 1, ot.period)  # type: ignore[union-attr]
         return cue

@@ -171,6 +171,7 @@ FORMS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("flag freeze", "flag run"), "after a flag, stop both clocks or let play go on"),
     (("G/60;inc30", "G/90+30"), "US notation: game in 60 minutes, +30 s a move"),
     (("40/120, SD/30 d5",), "US notation: 40 moves in 120 min, then 30 min; delay 5 s"),
+    (("40/90, 30 d30", "G/5;d0", "Game/60"), "US notation: a comma between stages, d0 no delay"),
     (("40/90:30 delay 5",), "bare base times with a delay: US notation, so minutes"),
     (("90+30",), "refused: 90 minutes (US) or 90 seconds (PGN)? write the units"),
     (("xq-rapid", "fide", "..."), "a preset's name (qizhong presets)"),

@@ -28,6 +28,8 @@ SPECS = (
     "1m count 10s",
     "10s byoyomi 3x60s",
     "10s byoyomi 5x30s",
+    "0s byoyomi 5x20s",  # #31: periods used in a move: the periods left filled in (voice.fill)
+    "0s byoyomi 3x50s",  # #31: bare seconds ("四十" "五")
     "10s canadian 3/30s",
     "1m bronstein 3s",
     "1m delay 3s",

@@ -35,7 +35,7 @@ from typing import ClassVar
 from qizhong import timecontrol
 from qizhong.clocks.driver import DRAW, Clock, CommandError
 from qizhong.clocks.link import Event
-from qizhong.core import voice
+from qizhong.core import cuenames
 from qizhong.core.timecontrol import DELAY
 from qizhong.records import files
 from qizhong.timecontrol import fmt_clock
@@ -462,7 +462,7 @@ class GameSession:
 
     def _on_cue(self, ev: Event) -> None:
         if self.result is None:
-            self._say("cue", "%s: %s" % (self.name(ev.side), voice.cue_text(ev.arg)), "TC-6a")
+            self._say("cue", "%s: %s" % (self.name(ev.side), cuenames.cue_text(ev.arg)), "TC-6a")
 
     def _on_finish(self, ev: Event) -> None:
         if self.result is None:

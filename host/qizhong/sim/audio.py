@@ -16,7 +16,7 @@ import struct
 import sys
 import wave
 
-from qizhong.core import adpcm, voice
+from qizhong.core import adpcm, cuenames, voice
 from qizhong.sim.simulator import repo_root
 
 RATE = 8000  # Hz, the assets' rate
@@ -29,7 +29,7 @@ def assets_dir() -> str:
 
 
 def read_bank(path: str) -> list[bytes]:
-    """The IMA ADPCM bytes of each slot (``voice.stems()`` order) of a cue bank;
+    """The IMA ADPCM bytes of each slot (``cuenames.stems()`` order) of a cue bank;
     ValueError if the file is not a whole bank."""
     with open(path, "rb") as f:
         data = f.read()
@@ -64,7 +64,7 @@ _WORDS: dict[str, dict[str, str]] = {}
 
 def cue_words(cue: int, lang: str = "cmn") -> str:
     """What the cue says in ``lang``, from its index.txt ("さんじゅうびょう");
-    ``voice.cue_text`` for a cue with no sample, or without the index."""
+    ``cuenames.cue_text`` for a cue with no sample, or without the index."""
     if lang not in _WORDS:
         words = {}
         try:
@@ -76,7 +76,7 @@ def cue_words(cue: int, lang: str = "cmn") -> str:
         except OSError:
             pass
         _WORDS[lang] = words
-    return _WORDS[lang].get(voice.cue_asset(cue), voice.cue_text(cue))
+    return _WORDS[lang].get(cuenames.cue_asset(cue), cuenames.cue_text(cue))
 
 
 def load_cue(cue: int, lang: str = "cmn", folder: str | None = None) -> array.array:

@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from types import FrameType
 
-from qizhong.core import clock, tcspec, voice
+from qizhong.core import clock, cuenames, tcspec
 from qizhong.core.timecontrol import BRONSTEIN, DELAY, FISCHER, HOURGLASS, TimeControl
 from qizhong.sim import keys
 
@@ -291,7 +291,7 @@ class Demo:
     def _event_line(self, kind: int, side: int, t: int, arg: int) -> str:
         stamp = fmt_stamp(t - self.origin if self.origin >= 0 else 0)
         if kind == clock.EV_CUE:
-            return "%s 🔊 %s: %s" % (stamp, self._name(side), voice.cue_text(arg))
+            return "%s 🔊 %s: %s" % (stamp, self._name(side), cuenames.cue_text(arg))
         detail = ""
         if kind == clock.EV_PRESS:
             detail = fmt_clock(arg)

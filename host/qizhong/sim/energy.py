@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from qizhong.core import voice
+from qizhong.core import cuenames
 from qizhong.sim.simulator import Sim, repo_root
 
 PAD_MS = 64  # one chunk of zeros after each cue (boards/pico.py)
@@ -85,7 +85,7 @@ def cue_ms(cue: int) -> int:
                 words = line.split("\t")
                 if len(words) >= 3 and not line.startswith("#"):
                     _CUE_MS[words[0]] = int(words[2])
-    return _CUE_MS.get(voice.cue_asset(cue), 0)
+    return _CUE_MS.get(cuenames.cue_asset(cue), 0)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ import tty
 import serial
 
 from qizhong.clocks.link import Link
-from qizhong.core import voice
+from qizhong.core import cuenames, voice
 from qizhong.sim import audio
 from qizhong.sim.simulator import Sim, SimError, micropython_path, repo_root
 
@@ -50,9 +50,11 @@ def cue_ids() -> list[int]:
     return [
         *range(1, 11),
         *(voice.SEC + s for s in range(1, 60)),
-        voice.MIN1,
+        *(voice.MIN + m for m in range(1, 11)),
         voice.FLAG,
-        *(voice.LEFT + k for k in range(0, 31)),
+        *(voice.LEFT + x for x in range(0, 31)),
+        *(voice.NUM + n for n in range(11, 51)),
+        *(voice.PER + k for k in range(0, 31)),
     ]
 
 
@@ -88,8 +90,8 @@ def cue_table(voice_dir: str) -> dict[tuple[int, int], tuple[int, int]]:
         bank = audio.read_bank(os.path.join(voice_dir, lang, voice.BANK))
         for cue in cue_ids():
             slot = voice.cue_slot(cue)
-            if slot >= 0:
-                name = "%s/%s" % (lang, voice.stems()[slot])
+            if slot >= 0 and bank[slot]:  # a slot the language never says is empty
+                name = "%s/%s" % (lang, cuenames.stems()[slot])
                 _add(table, cue, name, list(audio.decode(bank[slot])))
     return table
 

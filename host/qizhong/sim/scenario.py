@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from qizhong.core import voice
+from qizhong.core import cuenames, voice
 from qizhong.sim.simulator import Sim, SimError
 
 SIDES = {"red": 0, "black": 1, "first": 0, "second": 1, "0": 0, "1": 1}
@@ -110,8 +110,12 @@ def _lever(word: str) -> int:
 def _cue(word: str) -> int:
     if word.isdigit():
         return int(word)
-    for cue in range(1, 400):
-        if voice.cue_text(cue).replace(" ", "") == word:
+    for cue in (
+        *range(1, 400),
+        *range(voice.NUM, voice.NUM + 60),
+        *range(voice.PER, voice.PER + 100),
+    ):
+        if cuenames.cue_text(cue).replace(" ", "") == word:
             return cue
     raise ValueError("no voice cue %r" % word)
 
