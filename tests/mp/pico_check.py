@@ -364,7 +364,7 @@ install_fake()
 
 import machine  # noqa: E402  # the fake
 import rp2  # noqa: E402  # the fake
-from boards import pico, pins  # noqa: E402
+from boards import battery, oled, pico, pins  # noqa: E402
 
 from qizhong import adpcm, voice  # noqa: E402
 from qizhong import app as A  # noqa: E402
@@ -385,7 +385,8 @@ def make(t0=1000, ticks=fake_ticks, **kw):
     rp2.reset()
     T[0] = t0
     pico.ticks_ms = ticks
-    return pico.Board(VOICE, **kw)
+    cls = battery.Board if kw.pop("battery", False) else oled.Board
+    return cls(VOICE, **kw)
 
 
 LEVER_PINS = (pins.LEVER_LEFT, pins.LEVER_RIGHT)
@@ -707,14 +708,14 @@ def check_the_battery_board_switches_itself_off_when_quiet():
     b._serial._out = open("/dev/null", "wb")
     app = App(b, tcspec.parse("3m"))
     b.start_serial(app)
-    hold = machine.PINS[pico.PWR_HOLD]
+    hold = machine.PINS[battery.PWR_HOLD]
     vbus = machine.PINS[pico.VBUS_SENSE]
     assert hold.value() == 1
     vbus._v = 1  # on USB: never off
     for _ in range(5):
         app.step(b.now())
         b.wait(app.deadline(b.now()))
-    T[0] = pico.OFF_MS + 60_000
+    T[0] = battery.OFF_MS + 60_000
     app.step(b.now())
     b.wait(app.deadline(b.now()))
     assert hold.value() == 1 and not b.off, "on USB"
@@ -728,7 +729,7 @@ def check_the_battery_board_switches_itself_off_when_quiet():
     b.start_serial(app)
     machine.PINS[pico.VBUS_SENSE]._v = 0
     app.on_key(A.KEY_START, 0)
-    while T[0] < pico.OFF_MS + 120_000:
+    while T[0] < battery.OFF_MS + 120_000:
         app.step(b.now())
         b.wait(app.deadline(b.now()))
     assert not b.off, "running"
@@ -825,7 +826,7 @@ def check_missing_display_retried():
     machine.FAIL_I2C.add(1)
     T[0] = 0
     pico.ticks_ms = fake_ticks
-    b = pico.Board(VOICE)  # the clock starts without its right display
+    b = oled.Board(VOICE)  # the clock starts without its right display
     machine.FAIL_I2C.clear()
     i2c1 = machine.I2CS[1]
     at(b, 10)
@@ -858,7 +859,7 @@ def check_battery_hysteresis():
     assert seen == [False, False, True, True, True, False, False, True], seen
     adc.value = pico.battery_raw(3000)
     at(b, 0)
-    b._poll(pico.BATTERY_MS)  # sampled by the loop's poll too
+    b._poll(oled.BATTERY_MS)  # sampled by the loop's poll too
     assert b.low_battery
 
 
@@ -1279,7 +1280,7 @@ def check_the_battery_board_sleeps_until_its_deadline():
     b.wait(app.deadline(b.now()))  # the first cell reading, once the divider has settled
     app.step(b.now())
     b.wait(app.deadline(b.now()))
-    assert machine.SLEEPS[0] == pico.MEAS_SETTLE_MS and machine.SLEEPS[1] >= 50_000, (
+    assert machine.SLEEPS[0] == battery.MEAS_SETTLE_MS and machine.SLEEPS[1] >= 50_000, (
         machine.SLEEPS  # no IDLE_MS wakes
     )
     app.on_key(A.KEY_START, T[0])
