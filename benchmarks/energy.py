@@ -11,7 +11,10 @@ cycles awake at the clock the firmware set; the I2S, the amplifier's and the
 cells' divider's supply pins; watchdog resets) goes through the models of
 docs/power.md (host/qizhong/sim/energy.py). Printed per day: hours played,
 wakes a second, percent awake, the clock, the rail's average current and
-the hours on 2xAA of the board as built (a Pico module); then the same
+the hours on 2xAA of the board as built (a Pico module), and how the run
+ended ("end": played out; "reset": the watchdog; "off": the board switched
+itself off, and "off+end" the power key booted it again for the rest of
+the day); then the same
 traces costed on each route of docs/power.md; then the cells' warning.
 
 The days (host/qizhong/sim/energy.py's DAYS; the same on every run):
@@ -19,7 +22,8 @@ The days (host/qizhong/sim/energy.py's DAYS; the same on every run):
   xq-count   four of those, then 20m count 10s with 10 min of counting
   go         60m byoyomi 3x60s: an hour each, then 2 h of byo-yomi at 20 s a move
   chess      40/90m+30s:30m+30s, a move every 90 s for 4 h
-  lunch      the same, paused an hour for lunch after move 60
+  lunch      the same, paused an hour for lunch after move 60: after 30 min
+             paused the board switches itself off; the power key, then start
 """
 
 from __future__ import annotations
@@ -42,18 +46,19 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("no day %r (%s)" % (n, ", ".join(E.DAYS)))
     m = E.PICO
     print("%s, 2xAA alkaline (docs/power.md): floor %.0f uA at 3.3 V" % (m.name, m.floor_ua))
-    head = "%-9s %6s %8s %7s %5s %8s %7s %6s %6s"
-    print(head % ("day", "hours", "wakes/s", "awake%", "MHz", "avg uA", "life h", "resets", "s"))
+    head = "%-9s %6s %8s %7s %5s %8s %7s %-7s %6s"
+    print(head % ("day", "hours", "wakes/s", "awake%", "MHz", "avg uA", "life h", "end", "s"))
     used: dict[str, E.Usage] = {}
     for name in names:
         t = time.monotonic()
-        u, tr = E.run_day(name)
+        u, runs = E.run_day(name)
         used[name] = u
-        mhz = tr.summary().hz / 1e6
+        mhz = runs[-1].summary().hz / 1e6
+        end = "+".join(tr.end for tr in runs)
         print(
-            "%-9s %6.2f %8.2f %7.2f %5.0f %8.0f %7.0f %6d %6.1f"
+            "%-9s %6.2f %8.2f %7.2f %5.0f %8.0f %7.0f %-7s %6.1f"
             % (name, u.ms / 3_600_000, u.wakes_per_s, u.awake_pct, mhz, m.average_ua(u),
-               m.hours(u), u.resets, time.monotonic() - t)
+               m.hours(u), end, time.monotonic() - t)
         )  # fmt: skip
     print("\nthe same traces on each route (hours on 2xAA; docs/power.md):")
     print("%-30s" % "route" + "".join("%9s" % n for n in names))

@@ -15,7 +15,7 @@ measurement, or "estimate" (docs/power.md's bring-up list says how the
 first board measures it).
 
     >>> round(PICO.average_ua(Usage(ms=3_600_000)))  # asleep for an hour, no wakes
-    1013
+    1012
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Usage:
     powered amplifier; ``lever_ms``: a lever held down;
     ``beep_ms``, ``flash_erases``, ``flash_progs``: the buzzer sounding and
     the flash written (0 when the trace does not say); ``resets``: watchdog
-    resets."""
+    resets; ``off_ms``: the board off."""
 
     ms: int
     wakes: int = 0
@@ -60,6 +60,7 @@ class Usage:
     flash_erases: int = 0
     flash_progs: int = 0
     resets: int = 0
+    off_ms: int = 0  # switched off (its supply let go): only the cells' own leaks
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
@@ -106,7 +107,7 @@ class Usage:
             beep_ms=_us(beep) // 1000,
             flash_erases=sum(1 for e in flash if e[2] == "erase"),
             flash_progs=sum(1 for e in flash if e[2] == "prog"),
-            resets=sum(1 for t in tr.resets if lo <= t < hi),
+            resets=sum(1 for t in tr.resets if lo <= t <= hi),
         )
 
 
@@ -167,7 +168,8 @@ class Model:
     # The rest of the board (both boards of #22 share it).
     lcd_driver_ua: float = 3.5  # PCF85176 IDD, per driver (NXP, listed "Current - Supply 3.5 µA")
     lcd_glass_ua: float = 6.5  # bias and glass, per display (estimate: measure, B1)
-    pull_en_ua: float = 3.1  # R15 1 MΩ from EN to GND, held by GP10 through a BAT54 (0.24 V)
+    pull_en_ua: float = 1.85  # R15 1 MΩ from EN to GND: GP10 holds EN at about 1.85 V
+    # through R30 (680 kΩ) and D2 (battery-board.md, #29's soft power)
     pull_lever_ua: float = 3.3  # R1/R2 1 MΩ to 3.3 V, while that lever is held
     meas_on_ua: float = 1.6 + 3.2 + 26  # cell divider, Q5's gate pull-up, Q2's base while GP13
     # is high (battery-board.md's figures)
@@ -206,7 +208,7 @@ class Model:
             idle = self.idle_ua_per_mhz * u.mwfe + self.idle_ua(0) * u.wfe_us
         flash_us = u.flash_progs * self.prog_us + u.flash_erases * self.erase_us
         total = (
-            self.floor_ua * u.ms * 1000
+            self.floor_ua * (u.ms - u.off_ms) * 1000
             + run
             + self.awake_ua(self.mhz or 48) * u.wakes * self.wake_us
             + idle
@@ -417,8 +419,11 @@ def _chess() -> Script:
     return s
 
 
-def _lunch() -> Script:
-    # fide, 60 moves at 90 s, paused for an hour's lunch (start pauses and resumes), 60 more.
+def _lunch() -> list[Script]:
+    # fide, 60 moves at 90 s, then paused for an hour's lunch (start pauses):
+    # after OFF_MS (30 min) with no input the board switches itself off (its
+    # journal keeps the game); after lunch the power key boots it again, on
+    # the same flash, the game comes back paused, start resumes it, 60 more.
     s = Script()
     s.choose(CHESS, FIDE)
     s.key("start")
@@ -426,25 +431,41 @@ def _lunch() -> Script:
     s.wait(30_000)
     s.key("start")
     s.wait(60 * MIN)
-    s.key("start")
-    s.moves([90_000] * 60)
-    return s
+    after = Script()
+    after.key("start")
+    after.moves([90_000] * 60)
+    return [s, after]
 
 
-DAYS = {
+DAYS: dict[str, tuple[Any, str]] = {
     "xq-rapid": (_xq_rapid, "six games of 15m+10s to the flag, 5 min apart (no counting)"),
     "xq-count": (_xq_count, "four of those, then 20m count 10s with 10 min of counting"),
     "go": (_go, "60m byoyomi 3x60s: an hour each, then 2 h of byo-yomi at 20 s a move"),
     "chess": (_chess, "40/90m+30s:30m+30s, a move every 90 s for 4 h"),
-    "lunch": (_lunch, "the same, paused an hour for lunch after move 60"),
+    "lunch": (_lunch, "the same, paused an hour for lunch after move 60 (it switches off)"),
 }
 
 
-def run_day(name: str, board: str = "battery", **chip_args: Any) -> tuple[Usage, Any]:
+def run_day(name: str, board: str = "battery", **chip_args: Any) -> tuple[Usage, list[Any]]:
     """Day ``name`` (``DAYS``) played by the real firmware on the simulated
-    ``board``; its usage and the chip's trace."""
+    ``board``: each of its runs boots the board afresh (the power key) on the
+    same flash image; time after a run's power-off until its script's end is
+    off. The day's usage, and each run's trace."""
+    import os
+    import tempfile
+
     from qizhong.sim import chip
 
-    s = DAYS[name][0]()
-    tr = chip.run(board, until_ms=s.t + 1_000, events=s.events, **chip_args)
-    return Usage.of(tr, lever_ms=s.lever_ms), tr
+    got = DAYS[name][0]()
+    scripts = got if isinstance(got, list) else [got]
+    total, traces = Usage(ms=0), []
+    with tempfile.TemporaryDirectory(prefix="qizhong-day-") as tmp:
+        flash = os.path.join(tmp, "flash.img")
+        for s in scripts:
+            end_ms = s.t + 1_000
+            tr = chip.run(board, until_ms=end_ms, events=s.events, flash=flash, **chip_args)
+            traces.append(tr)
+            u = Usage.of(tr, lever_ms=s.lever_ms)
+            gap = end_ms - u.ms if tr.end == "off" else 0
+            total = total + u + Usage(ms=gap, off_ms=gap)
+    return total, traces
