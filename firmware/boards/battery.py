@@ -13,10 +13,14 @@ Glasses
     Two PCF85176 drivers on I2C0, at 0x38 and 0x39 by SA0; a glass's frame is
     24 bytes, always sent whole. No tenths (#22).
 
+Clock
+    48 MHz (``CPU_HZ``), the energy model's, set before any peripheral.
+
 Sleep
     With no USB host (GP24, VBUS, low) the loop sleeps in
     ``machine.lightsleep``, woken by the levers' and keys' pin interrupts or
-    its deadline. Nothing plays then (the I2S needs its clocks) and nothing
+    its deadline, in steps of at most ``pico.WDT_STEP_MS`` while the watchdog
+    runs (it counts through lightsleep). Nothing plays then (the I2S needs its clocks) and nothing
     settles (keys, tilt, a bounce window: polled every ``POLL_MS``).
 
 Cells
@@ -29,6 +33,7 @@ Levers
     ~66 uA all game through the held lever.
 """
 
+import machine
 from machine import Pin
 from micropython import const
 
@@ -48,6 +53,14 @@ MEAS_SETTLE_MS = const(300)  # the divider's 1 MOhm / 100 nF settles (5 time con
 OFF_MS = const(30 * 60_000)  # no host, not running, no input this long: off (the journal keeps it)
 CELLS_LOW_MV = const(2200)  # two alkaline cells near their end (1.1 V each; estimate)
 CELLS_OK_MV = const(2400)
+# The CPU clock on this board (#33): the energy model's (docs/power.md). Set
+# before any peripheral, so every divider is computed for it: the levers' PIO
+# (4 MHz: 48 / 12 exactly), the buzzer's PWM, the I2C rate, and the I2S when a
+# cue builds it (rp2's machine_i2s.c: PIO at rate * 2 * 16 * 2 = 512 kHz, a
+# divider of 93.75, exact in 16.8). USB still works: clk_sys must be at least
+# clk_usb, 48 MHz (pico-sdk issue #1697). The PLL makes it exactly: 12 MHz *
+# 120 = 1440 MHz VCO, / 6 / 5 (RP2040 datasheet 2.18.2).
+CPU_HZ = const(48_000_000)
 
 
 class Board(Pico):
@@ -61,6 +74,7 @@ class Board(Pico):
 
     def _power_on(self):
         self._hold = Pin(PWR_HOLD, Pin.OUT, value=1)  # first: the key's press is brief
+        machine.freq(CPU_HZ)  # before any peripheral takes its divider from the clock
         self._amp_pwr = Pin(AMP_PWR, Pin.OUT, value=0)
         self._meas = Pin(BAT_MEAS, Pin.OUT, value=0)
 

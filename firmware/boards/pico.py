@@ -75,9 +75,11 @@ Voice
     first chunk. It goes off ``AMP_HOLD_MS`` after the last chunk, once the
     ring has played out, and the I2S is deinitialised with it (#22: rp2's
     I2S DMA otherwise raises its interrupt about 250 times a second on
-    silence, each one waking the loop). The next cue initialises it again,
-    which takes the 4 KB ring from the heap (freed at ``deinit``): the only
-    allocation of the voice path, once per burst of cues. (The alternative,
+    silence, each one waking the loop; #33: and each one ending a
+    lightsleep). So no I2S runs at boot either: the first cue builds it, and
+    each cue after a silence initialises it again, which takes the 4 KB ring
+    from the heap (freed at ``deinit``): the only allocation of the voice
+    path, once per burst of cues. (The alternative,
     an asyncio.StreamWriter on the I2S, slices and joins bytes in ``write``,
     allocating for every chunk.)
 
@@ -167,6 +169,10 @@ CUES = const(4)  # cue queue (3 waiting)
 AMP_HOLD_MS = const(400)
 
 WDT_MS = const(5000)  # a loop pass takes at most IDLE_MS plus a flash erase (0.4 s)
+# rp2's watchdog counts on through lightsleep (MicroPython #17228): no sleep step
+# is longer than this, and each wake feeds it. The second left covers a flash
+# erase (0.4 s worst case) and the wake's own work.
+WDT_STEP_MS = const(WDT_MS - 1000)
 MAINT_MS = const(600_000)  # after Ctrl-C, the REPL keeps the watchdog fed this long
 STATE_DIR = "/state"  # the journal's folder
 
@@ -359,8 +365,8 @@ class Pico:
         self._voice_dir = voice_dir
         self._amp = Pin(pins.AMP_SD, Pin.OUT, value=0)
         self._i2s_pins = (Pin(pins.I2S_BCLK), Pin(pins.I2S_LRCLK), Pin(pins.I2S_DIN))
-        self._i2s = I2S(0, **self._i2s_config())
-        self._i2s_on = True
+        self._i2s: I2S | None = None  # built for the first cue: none runs while silent (#33)
+        self._i2s_on = False
         self._abuf = bytearray(CHUNK)
         self._ibuf = bytearray(CHUNK // 4)  # IMA ADPCM: 4 bits a sample
         self._dec = adpcm.Decoder()
@@ -381,7 +387,6 @@ class Pico:
         self.cues_missing = 0
         self._kick_cb = self._kick
         self._amp_off_cb = self._amp_off
-        self._i2s.irq(self._i2s_done)
         self._swap(0)  # the bank of the language in use
 
         # Battery.
@@ -467,12 +472,17 @@ class Pico:
                 self._sleep.modify(sys.stdin, 0 if blocked else select.POLLIN)
             if blocked and dt > Serial.RETRY_MS:
                 dt = Serial.RETRY_MS
+            wdt = self._wdt
+            if wdt is not None and dt > WDT_STEP_MS:
+                dt = WDT_STEP_MS
             if self._deep(dt):
                 self.lightsleeps += 1
                 machine.lightsleep(dt)  # a lever edge, a key or the timer wakes it (docs/power.md)
             else:
                 for _ in self._sleep.ipoll(dt):
                     break
+            if wdt is not None:
+                wdt.feed()  # the loop is alive: it slept as it meant to
             now = self.now()
         return asyncio.sleep_ms(0)
 
@@ -809,8 +819,8 @@ class Pico:
         if self._amp_off_due and not self._playing:
             self._amp.value(0)
             self._amp_power(False)
-            if self._i2s_on:  # #22: the ring has played out; no DMA interrupt while silent
-                self._i2s.deinit()
+            if self._i2s_on and self._i2s is not None:  # #22: the ring has played out
+                self._i2s.deinit()  # no DMA interrupt while silent
                 self._i2s_on = False
         self._amp_off_due = False
 
@@ -821,7 +831,7 @@ class Pico:
                 if not self._left:
                     if self._pad:
                         self._pad = False
-                        self._i2s.write(self._zeros)
+                        self._i2s.write(self._zeros)  # type: ignore[union-attr]  # playing: built
                         return
                     if not self._open_next():
                         self._playing = False
@@ -842,7 +852,7 @@ class Pico:
                     buf[i] = 0
                 if self._gain < 256:
                     scale(buf, m, self._gain)
-                self._i2s.write(buf)
+                self._i2s.write(buf)  # type: ignore[union-attr]  # playing: built
                 if not self._left:
                     self._pad = True
                 return
@@ -869,7 +879,10 @@ class Pico:
                 self._playing = True
                 self._amp_off_due = False
                 if not self._i2s_on:  # stopped while silent: its ring comes back (4 KB)
-                    self._i2s.init(**self._i2s_config())
+                    if self._i2s is None:
+                        self._i2s = I2S(0, **self._i2s_config())
+                    else:
+                        self._i2s.init(**self._i2s_config())
                     self._i2s.irq(self._i2s_done)
                     self._i2s_on = True
                 self._amp_power(True)

@@ -103,11 +103,21 @@ def lightsleep(ms=0):
     CLOCK[0] += ms
 
 
+FREQ = [125_000_000]  # clk_sys; machine.freq(f) sets it
+
+
+def freq(f=None):
+    if f is None:
+        return FREQ[0]
+    FREQ[0] = f
+
+
 def reset():
     for d in (PINS, I2CS, PWMS, I2SS, ADCS):
         d.clear()
     FAIL_I2C.clear()
     del SLEEPS[:]
+    FREQ[0] = 125_000_000
     del PENDING[:]
     del RUNS[:]
     MASKED[0] = 0
@@ -458,19 +468,24 @@ def check_pins_configured():
     make(0, battery=True)
     for n in (pins.LEVER_LEFT, pins.LEVER_RIGHT):  # its 1 MOhm pull-ups alone: no 66 uA
         assert machine.PINS[n].pull is None, (n, machine.PINS[n].pull)
-    make()
+    assert machine.FREQ[0] == battery.CPU_HZ == 48_000_000, "#33: the battery board's clock"
+    b = make()
+    assert machine.FREQ[0] == 125_000_000, "the OLED board keeps rp2's clock"
     for n in (pins.KEY_START, pins.KEY_MENU, pins.KEY_PLUS, pins.KEY_MINUS, pins.KEY_OK, pins.TILT):
         p = machine.PINS[n]
         assert p.pull == machine.Pin.PULL_UP, n
         assert p.trigger == both and p.handler, "a key's or the tilt's change wakes the loop"
+    amp = machine.PINS[pins.AMP_SD]
+    assert amp.mode == machine.Pin.OUT and amp.value() == 0, "amplifier starts shut down"
+    assert not machine.I2SS, "#33: no I2S at boot (its DMA would end every lightsleep)"
+    b.say(1, 0)  # the first cue builds it
+    run_scheduled()
     i2s = machine.I2SS[0]
     kw = i2s.kw
     assert kw["sck"].id == pins.I2S_BCLK and kw["ws"].id == pins.I2S_LRCLK, kw
     assert kw["sd"].id == pins.I2S_DIN and kw["mode"] == machine.I2S.TX, kw
     assert (kw["bits"], kw["format"], kw["rate"]) == (16, machine.I2S.MONO, 8000), kw
     assert i2s.handler is not None, "I2S in non-blocking (irq) mode"
-    amp = machine.PINS[pins.AMP_SD]
-    assert amp.mode == machine.Pin.OUT and amp.value() == 0, "amplifier starts shut down"
     pwm = machine.PWMS[pins.BUZZER]
     assert pwm.freq() == pico.BEEP_HZ and pwm.duty_u16() == 0
     assert pins.BAT_SENSE_ADC in machine.ADCS
@@ -865,10 +880,10 @@ def check_battery_hysteresis():
 
 def check_say_streams_pcm():
     b = make()
-    i2s = machine.I2SS[0]
     amp = machine.PINS[pins.AMP_SD]
     b.say(3, 0)  # "3": n3.pcm
     run_scheduled()
+    i2s = machine.I2SS[0]
     assert i2s.writes, "nothing written"
     assert amp.value() == 1, "amplifier on"
     assert i2s.writes[0] == pcm("n3")[:1024]
@@ -882,11 +897,11 @@ def check_say_streams_pcm():
 
 def check_cues_queue_in_order_and_skip_missing():
     b = make()
-    i2s = machine.I2SS[0]
     b.say(voice.MIN1, 0)  # "1分" and "还剩 2 分" are due at one instant
     b.say(voice.LEFT + 11, 0)  # no r11 sample: skipped
     b.say(voice.LEFT + 2, 0)
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     data = b"".join(i2s.writes)
     want = pcm("m1") + bytes(1024) + pcm("r2") + bytes(1024)
@@ -900,11 +915,11 @@ def check_cues_queue_in_order_and_skip_missing():
 
 def check_the_language_switches_between_cues():
     b = make()
-    i2s = machine.I2SS[0]
     b.set_voice("ja")
     run_scheduled()
     b.say(4, 0)  # "よん"
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     assert b"".join(i2s.writes) == pcm("n4", "ja") + bytes(1024)
     assert pcm("n4", "ja") != pcm("n4")
@@ -921,9 +936,9 @@ def check_a_cue_plays_without_allocating():
     import gc
 
     b = make()
-    i2s = machine.I2SS[0]
     b.say(3, 0)  # warm up
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     i2s.record = False
     before = i2s.count
@@ -1377,10 +1392,10 @@ def check_running_loop_allocates_nothing():
 
 def check_voice_volume():
     b = make()
-    i2s = machine.I2SS[0]
     b.set_volume(5)  # gain 64/256: a quarter
     b.say(3, 0)
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     data = b"".join(i2s.writes)
     want = pcm("n3")

@@ -63,7 +63,7 @@ class Summary:
 @dataclass
 class Trace:
     board: str
-    end: str  # "end" (until_ms), "reset", "off", "returned"
+    end: str  # "end" (until_ms), "reset", "off", "held" (blanked, enable held), "returned"
     wakes: list[Wake] = field(default_factory=list)
     events: list[tuple] = field(default_factory=list)
     resets: list[int] = field(default_factory=list)
@@ -106,9 +106,29 @@ def parse(text: str) -> Trace:
                 tr.resets.append(int(r[1]))
             if k == "pin" and r[2] == "10":
                 tr.enable.append((int(r[1]), int(r[3])))
-            if k in ("end", "off", "reset", "wdt"):
+            if k in ("end", "off", "reset", "wdt", "held"):
                 tr.end_us = max(tr.end_us, int(r[1]))
     return tr
+
+
+def game(
+    minutes: int, press_every_ms: int, start_ms: int = 1000, pause_at_ms: int = -1
+) -> list[tuple]:
+    """The events of a game: the start key at ``start_ms``, then a press of
+    alternate levers every ``press_every_ms`` (down, up 80 ms later) until
+    ``minutes``; with ``pause_at_ms`` >= 0 the start key pauses it there and
+    no lever is pressed after."""
+    ev: list[tuple] = [(start_ms, "key", "start", "down"), (start_ms + 100, "key", "start", "up")]
+    end = minutes * 60_000 if pause_at_ms < 0 else pause_at_ms
+    t = start_ms + 1000
+    side = 0
+    while t + 80 < end:
+        ev += [(t, "lever", side, "down"), (t + 80, "lever", side, "up")]
+        side = 1 - side
+        t += press_every_ms
+    if pause_at_ms >= 0:
+        ev += [(pause_at_ms, "key", "start", "down"), (pause_at_ms + 100, "key", "start", "up")]
+    return ev
 
 
 def _pins(board: str, events: list[tuple]) -> list[list[int]]:
@@ -141,6 +161,7 @@ def run(
     usb: bool = False,
     costs: dict[str, int] | None = None,
     firmware: str | None = None,
+    flash: str | None = None,
     timeout_s: float = 600,
 ) -> Trace:
     """Boot the firmware on the simulated ``board`` and run it ``until_ms``."""
@@ -162,6 +183,7 @@ def run(
             "adc": {"0": cells_mv * ADC_FULL // 6600, "3": cells_mv * ADC_FULL // 9900},
             "usb": usb,
             "costs": costs or {},
+            "flash": flash or os.path.join(tmp, "flash.img"),  # the journal's littlefs
         }
         with open(os.path.join(tmp, "chip.json"), "w", encoding="utf-8") as f:
             json.dump(cfg, f)

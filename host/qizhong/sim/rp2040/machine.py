@@ -123,8 +123,12 @@ class I2C:
         self.freq = freq
         self.timeout = timeout
         self._hz = C.hz  # clk_peri follows clk_sys (pico-sdk set_sys_clock_khz)
+        self._told = False
 
     def _bus(self, nbytes):
+        if self._hz != C.hz and not self._told:
+            self._told = True
+            C.line("clock %d i2c %d" % (C.now, self.id))  # set up at the old clock
         rate = _hz_at(self._hz, self.freq)
         C.busy((nbytes * 9 + 2) * 1_000_000 // rate)  # 9 bits a byte, START and STOP
 
@@ -168,6 +172,7 @@ class PWM:
         self._f = freq
         self._hz = C.hz
         self._duty = duty_u16
+        C.clocked.append(("pwm", pin.id))
         self._log()
 
     def _log(self):
@@ -232,11 +237,13 @@ class I2S:
         self._hz = C.hz
         self._src = _Dma(self)
         C.sources.append(self._src)
+        C.clocked.append(("i2s", self.id))
         C.line("i2s %d on" % C.now)
 
     def deinit(self):
         if self._src is not None:
             C.sources.remove(self._src)
+            C.clocked.remove(("i2s", self.id))
             self._src = None
             C.line("i2s %d off" % C.now)
 

@@ -31,6 +31,7 @@ class StateMachine:
         self.age = -1
         self._hz = C.hz
         C.sms.append(self)
+        C.clocked.append(("sm", id))
 
     def irq(self, handler=None, trigger=0, hard=False):
         self.handler = handler

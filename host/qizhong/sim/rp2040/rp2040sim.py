@@ -70,6 +70,10 @@ class Off(BaseException):
     """The board let go of its supply."""
 
 
+class Held(BaseException):
+    """The board blanked its glasses to switch off, and still holds its enable."""
+
+
 class Source:
     """A periodic interrupt: I2S DMA or a machine.Timer."""
 
@@ -104,6 +108,9 @@ masked = 0
 pending = []  # hard IRQs raised while masked
 wdt_timeout_us = 0
 wdt_fed = 0
+blank_at = -1  # when the glasses were blanked (the board switching itself off)
+HELD_US = 1_000_000  # the enable must go within this of the blanking
+clocked = []  # PIO state machines and PWMs: their dividers were set at their build
 out = None  # the trace file
 costs = dict(COSTS)
 # the current awake period
@@ -153,8 +160,10 @@ class Device:
         self.frames = 0
 
     def write(self, data):
-        global _drew
+        global _drew, blank_at
         self.last = data
+        if self.kind == "pcf85176" and data == b"\x40":  # mode set, E = 0: blank
+            blank_at = now
         if len(data) >= 16:  # a frame, not a command
             self.frames += 1
             _drew = True
@@ -177,15 +186,24 @@ def _next():
     if wdt_timeout_us and wdt_fed + wdt_timeout_us < t:
         t = wdt_fed + wdt_timeout_us
         what = "wdt"
+    if blank_at >= 0 and blank_at + HELD_US < t:
+        t = blank_at + HELD_US
+        what = "held"
     return t, what
 
 
 def _fire(what):
     """Run what is due now; the cause of a wake if it raised an interrupt, else ""."""
-    global _ei
+    global _ei, blank_at
     if what == "wdt":
         line("wdt %d reset" % now)
         raise Reset("watchdog")
+    if what == "held":
+        if world_out.get(10) == 1 and not usb:
+            line("held %d" % now)
+            raise Held()
+        blank_at = -1
+        return ""
     if what == "event":
         _, gpio, level = events[_ei]
         _ei += 1
@@ -354,3 +372,5 @@ def set_freq(f):
         raise ValueError("cannot change frequency")
     hz = f
     line("freq %d %d" % (now, f))
+    for what, ident in clocked:
+        line("clock %d %s %d" % (now, what, ident))  # built at the old clock: its rate moves
