@@ -156,3 +156,48 @@ def test_the_simulator_catches_a_board_that_blanks_but_holds_its_enable(tmp_path
     fw = _patched(tmp_path, "battery.py", "self._hold.value(0)", "pass")
     tr = chip.run("battery", 40 * 60_000, firmware=fw)
     assert tr.end == "held", tr.end
+
+
+def _script(tmp_path, main: str) -> str:
+    """A firmware folder whose main.py is ``main`` (the chip itself under test)."""
+    fw = tmp_path / "script"
+    fw.mkdir(parents=True)
+    os.symlink(os.path.join(FIRMWARE, "boards"), fw / "boards")  # its flash file for /state
+    (fw / "boot.py").write_text("")
+    (fw / "main.py").write_text(main)
+    return str(fw)
+
+
+def test_a_machine_timer_ends_each_lightsleep_at_its_period(tmp_path):
+    main = (
+        "import machine\n"
+        "t = machine.Timer(period=250, callback=lambda t: None)\n"
+        "while True:\n"
+        "    machine.lightsleep(1000)\n"
+    )
+    tr = chip.run("battery", 5000, firmware=_script(tmp_path, main))
+    sleeps = [w for w in tr.wakes if w.mode == "lightsleep"]
+    assert {w.cause for w in sleeps} == {"mtimer"}
+    assert 15 <= len(sleeps) <= 20  # every 250 ms, less the awake time
+
+
+def test_a_running_pwm_wakes_nothing_and_keeps_its_divider(tmp_path):
+    """rp2's PWM raises no interrupt; built before machine.freq, its tone moves
+    with the clock (the battery board sets the clock first for this)."""
+    main = (
+        "import machine\n"
+        "pwm = machine.PWM(machine.Pin(16), freq=4000, duty_u16=32768)\n"
+        "machine.freq(48_000_000)\n"
+        "while True:\n"
+        "    machine.lightsleep(1000)\n"
+    )
+    tr = chip.run("battery", 5000, firmware=_script(tmp_path, main))
+    assert {w.cause for w in tr.wakes if w.mode == "lightsleep"} == {"timer"}
+    assert tr.lines("clock") == [("clock", tr.lines("freq")[0][1], "pwm", 16)]
+    assert tr.lines("pwm")[0][3] == 4000
+    with pytest.raises(RuntimeError, match="cannot change frequency"):
+        chip.run(
+            "battery",
+            100,
+            firmware=_script(tmp_path / "b", "import machine\nmachine.freq(1_000_000)\n"),
+        )

@@ -98,7 +98,7 @@ def parse(text: str) -> Trace:
         if k == "wake":
             tr.wakes.append(Wake(int(r[1]), r[2], int(r[3]), r[4], int(r[5]), int(r[6])))
         elif k == "ram":
-            tr.ram[(int(r[1]), int(r[2]))] = (bytes.fromhex(r[3]), int(r[4]))
+            tr.ram[(int(r[1]), int(r[2]))] = (bytes.fromhex(r[3].strip("-")), int(r[4]))
         else:
             ev = (k, int(r[1]), *[int(x) if x.lstrip("-").isdigit() else x for x in r[2:]])
             tr.events.append(ev)
@@ -202,7 +202,8 @@ def run(
             if ln.startswith("chip: "):
                 end = ln[6:]
         if r.returncode != 0 or end in ("", "error"):
-            raise RuntimeError("the chip run failed (%d):\n%s" % (r.returncode, r.stderr[-4000:]))
+            out = (r.stdout + r.stderr)[-4000:]  # the unix port's traceback is on stdout
+            raise RuntimeError("the chip run failed (%d):\n%s" % (r.returncode, out))
         with open(path, encoding="utf-8") as f:
             tr = parse(f.read())
     tr.end = end

@@ -37,9 +37,11 @@ The model charges each awake period, at the sleep that ends it:
 - ``WAKE_CYCLES`` for a wake of the loop (lightsleep's clock restart, the
   wait loop's re-check): 145,800, the issue's emulator measurement of the old
   firmware idle (30 lightsleeps a second, 3.5 % awake at 125 MHz);
-- ``DRAW_CYCLES`` more when the pass sent a frame to a display: 870,000, the
-  emulator's game without presses (4.2-4.3 %, one frame a second) less the
-  idle figure and the frame's bus time;
+- ``DRAW_CYCLES`` more when the pass sent a frame to a display: 720,000. The
+  emulator's game without presses was 4.2-4.3 % awake: 0.75 % of 125 MHz
+  (937,500 cycles) more than idle, for one more wake a second that drew one
+  glass. Less that wake (145,800) and the frame's 25 bytes at 400 kHz (567 µs,
+  70,900 cycles) leaves 720,800;
 - ``ISR_CYCLES`` for an interrupt that only runs its handler while the CPU
   waits in WFE (the poll re-checks and waits again): 2,000, an estimate;
 - the I2C transfers at their bus rate (rp2's driver waits for them), 2 µs per
@@ -55,7 +57,7 @@ WDT_MAX_MS = 8388
 SLEEP_MAX_MS = (1 << 32) // 1000
 FOREVER = 1 << 62
 
-COSTS = {"wake": 145_800, "draw": 870_000, "isr": 2_000}
+COSTS = {"wake": 145_800, "draw": 720_000, "isr": 2_000}
 
 
 class End(BaseException):
@@ -345,7 +347,7 @@ def finish():
     if out is not None:
         for bus in (0, 1):
             for addr, d in buses[bus].items():
-                line("ram %d %d %s %d" % (bus, addr, d.last.hex(), d.frames))
+                line("ram %d %d %s %d" % (bus, addr, d.last.hex() or "-", d.frames))
         out.close()
 
 
