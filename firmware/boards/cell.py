@@ -12,5 +12,5 @@ tests/test_energy.py holds them to it. Pure: no hardware.
 
 from micropython import const
 
-WARN_MV = const(1900)
-CLEAR_MV = const(2050)
+WARN_MV = const(1920)
+CLEAR_MV = const(2070)

@@ -29,6 +29,8 @@ MHZ = 1_000_000
 HOLD_MS = 80  # a lever press: down, then up this much later (as a player's hand)
 KEY_MS = 100  # a key press: down, then up
 KEY_GAP_MS = 500  # between two keys in a menu
+PAD_MS = 64  # a chunk of zeros after a cue's last (boards/pico.py CHUNK: 64 ms at 8 kHz)
+AMP_HOLD_MS = 400  # the amplifier stays on this long after it (boards/pico.py AMP_HOLD_MS)
 
 
 @dataclass(frozen=True)
@@ -40,10 +42,11 @@ class Usage:
     running; ``mwfe``: the same, each µs times the MHz then); ``i2s_us``,
     ``amp_us``, ``meas_us``: the I2S running, the amplifier's supply (GP11)
     and the cells' divider (GP13) on; ``speech_us``: the I2S running into a
-    powered amplifier; ``lever_ms``: a lever held down;
-    ``beep_ms``, ``flash_erases``, ``flash_progs``: the buzzer sounding and
-    the flash written (0 when the trace does not say); ``resets``: watchdog
-    resets; ``off_ms``: the board off."""
+    powered amplifier, less each stretch's closing silence and hold;
+    ``lever_ms``: a lever held down; ``beep_ms``, ``flash_erases``,
+    ``flash_progs``: the buzzer sounding and the flash written (0 when the
+    trace does not say); ``resets``: watchdog resets; ``off_ms``: the board
+    off."""
 
     ms: int
     wakes: int = 0
@@ -101,7 +104,7 @@ class Usage:
             mwfe=mwfe,
             i2s_us=_us(i2s),
             amp_us=_us(amp),
-            speech_us=_both_us(i2s, amp),
+            speech_us=_speech_us(_both(i2s, amp)),
             meas_us=_us(_spans(tr, lo, hi, _pin(13), lambda e: int(e[3]) == 1)),
             lever_ms=lever_ms,
             beep_ms=_us(beep) // 1000,
@@ -140,8 +143,15 @@ def _us(spans: list[tuple[int, int]]) -> int:
     return sum(b - a for a, b in spans)
 
 
-def _both_us(xs: list[tuple[int, int]], ys: list[tuple[int, int]]) -> int:
-    return sum(max(0, min(b, d) - max(a, c)) for a, b in xs for c, d in ys)
+def _both(xs: list[tuple[int, int]], ys: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    got = [(max(a, c), min(b, d)) for a, b in xs for c, d in ys]
+    return [(a, b) for a, b in got if b > a]
+
+
+def _speech_us(spans: list[tuple[int, int]]) -> int:
+    """The sound in spans of the I2S running into the powered amplifier: each
+    ends with a chunk of zeros and the amplifier's hold (boards/pico.py)."""
+    return sum(max(0, b - a - (PAD_MS + AMP_HOLD_MS) * 1000) for a, b in spans)
 
 
 @dataclass(frozen=True)
