@@ -14,8 +14,8 @@ wakes a second, percent awake, the clock, the rail's average current and
 the hours on 2xAA of the board as built (a Pico module), and how the run
 ended ("end": played out; "reset": the watchdog; "off": the board switched
 itself off, and "off+end" the power key booted it again for the rest of
-the day); then the same
-traces costed on each route of docs/power.md; then the cells' warning.
+the day); then the same traces costed on each route of docs/power.md; then
+the cells' warning at the dearest day's rate.
 
 The days (host/qizhong/sim/energy.py's DAYS; the same on every run):
   xq-rapid   six games of 15m+10s to the flag, 5 min apart (no counting)
@@ -23,7 +23,8 @@ The days (host/qizhong/sim/energy.py's DAYS; the same on every run):
   go         60m byoyomi 3x60s: an hour each, then 2 h of byo-yomi at 20 s a move
   chess      40/90m+30s:30m+30s, a move every 90 s for 4 h
   lunch      the same, paused an hour for lunch after move 60: after 30 min
-             paused the board switches itself off; the power key, then start
+             paused the board switches itself off; the power key, then start,
+             and 60 more
 """
 
 from __future__ import annotations

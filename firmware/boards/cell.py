@@ -12,5 +12,5 @@ tests/test_energy.py holds them to it. Pure: no hardware.
 
 from micropython import const
 
-WARN_MV = const(1920)
-CLEAR_MV = const(2070)
+WARN_MV = const(1930)
+CLEAR_MV = const(2080)
