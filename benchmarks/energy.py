@@ -1,67 +1,79 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Hours on two AA alkaline cells for a game day on the battery board (#22).
+"""Hours on two AA alkaline cells for five game days, from the firmware's trace (#22, #33).
 
-    .venv/bin/python benchmarks/energy.py
+    .venv/bin/python benchmarks/energy.py [--days NAME,...]
 
-The real firmware on the simulated battery board (segment displays, no
-tenths, a loop that sleeps until its next deadline) plays four 4-hour days
-in virtual time, stepping deadline by deadline as the firmware sleeps; its
-energy record (every wake and sleep, the bus bytes, the flash written, each
-cue and beep) goes through the model of docs/power.md
-(host/qizhong/sim/energy.py). Printed per day: wakes per second, cues, the
-rail's average current, hours on 2xAA. Then idle storage in days.
+The real firmware (firmware/boot.py, then main.py, unchanged) boots on the
+simulated RP2040 of the battery board (host/qizhong/sim/chip.py) and plays
+each day in virtual time, given as the players' key and lever presses. The
+chip's wake trace (each wake: when, why, the sleep before it and the loop's
+cycles awake at the clock the firmware set; the I2S, the amplifier's and the
+cells' divider's supply pins; watchdog resets) goes through the models of
+docs/power.md (host/qizhong/sim/energy.py). Printed per day: hours played,
+wakes a second, percent awake, the clock, the rail's average current and
+the hours on 2xAA of the board as built (a Pico module), and how the run
+ended ("end": played out; "reset": the watchdog; "off": the board switched
+itself off, and "off+end" the power key booted it again for the rest of
+the day); then the same traces costed on each route of docs/power.md; then
+the cells' warning at the dearest day's rate.
 
-The days (each player's think time per move is fixed, so the day is the same
-on every run):
-  xq-rapid   eight games of 15m+10s, 30 moves each at 25 s, 5 min apart
-  xq-count   seven of those, then a 10m count 10s game with 10 min of counting
-  go         60m byoyomi 3x30s: 60 min each, then 2 h of byo-yomi at 20 s a move
+The days (host/qizhong/sim/energy.py's DAYS; the same on every run):
+  xq-rapid   six games of 15m+10s to the flag, 5 min apart (no counting)
+  xq-count   four of those, then 20m count 10s with 10 min of counting
+  go         60m byoyomi 3x60s: an hour each, then 2 h of byo-yomi at 20 s a move
   chess      40/90m+30s:30m+30s, a move every 90 s for 4 h
+  lunch      the same, paused an hour for lunch after move 60: after 30 min
+             paused the board switches itself off; the power key, then start,
+             and 60 more
 """
 
 from __future__ import annotations
 
-import os
+import argparse
 import sys
-import tempfile
 import time
 
+from qizhong.sim import cell
 from qizhong.sim import energy as E
 
-MIN = 60_000
-RAPID = ("15m+10s", [25_000] * 60)
-DAYS = {
-    "xq-rapid": ([RAPID] * 8, 5 * MIN),
-    "xq-count": ([RAPID] * 7 + [("10m count 10s", [20_000] * 60 + [7_000] * 86)], 5 * MIN),
-    "go": ([("60m byoyomi 3x30s", [60_000] * 120 + [20_000] * 360)], 0),
-    "chess": ([("40/90m+30s:30m+30s", [90_000] * 160)], 0),
-}
 
-
-def day(name: str, folder: str) -> E.Usage:
-    games, rest = DAYS[name]
-    with E.battery_sim(os.path.join(folder, name + ".img")) as sim:
-        return E.measure(sim, games, rest)
-
-
-def main() -> int:
-    m = E.MODEL
-    print("battery board, 2xAA alkaline (docs/power.md): floor %.0f uA" % m.floor_ua)
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("--days", default=",".join(E.DAYS))
+    args = ap.parse_args(argv)
+    names = args.days.split(",")
+    for n in names:
+        if n not in E.DAYS:
+            ap.error("no day %r (%s)" % (n, ", ".join(E.DAYS)))
+    m = E.PICO
+    print("%s, 2xAA alkaline (docs/power.md): floor %.0f uA at 3.3 V" % (m.name, m.floor_ua))
+    head = "%-9s %6s %8s %7s %5s %8s %7s %-7s %6s"
+    print(head % ("day", "hours", "wakes/s", "awake%", "MHz", "avg uA", "life h", "end", "s"))
+    used: dict[str, E.Usage] = {}
+    for name in names:
+        t = time.monotonic()
+        u, runs = E.run_day(name)
+        used[name] = u
+        mhz = runs[-1].summary().hz / 1e6
+        end = "+".join(tr.end for tr in runs)
+        print(
+            "%-9s %6.2f %8.2f %7.2f %5.0f %8.0f %7.0f %-7s %6.1f"
+            % (name, u.ms / 3_600_000, u.wakes_per_s, u.awake_pct, mhz, m.average_ua(u),
+               m.hours(u), end, time.monotonic() - t)
+        )  # fmt: skip
+    print("\nthe same traces on each route (hours on 2xAA; docs/power.md):")
+    print("%-30s" % "route" + "".join("%9s" % n for n in names))
+    for r in (m, *E.ROUTES):
+        print("%-30s" % r.name + "".join("%9.0f" % r.hours(used[n]) for n in names))
+    dear = max(names, key=lambda n: m.cells_mw(used[n]))
+    mw = m.cells_mw(used[dear])
+    warn, clear = cell.firmware_thresholds()
     print(
-        "%-9s %6s %8s %6s %9s %8s %6s"
-        % ("day", "hours", "wakes/s", "cues", "avg uA", "life h", "s")
+        "\ncells: the dearest day (%s) takes %.2f mW from the cells; %g h remain at %d mV"
+        " (firmware/boards/cell.py: WARN_MV %d, CLEAR_MV %d)"
+        % (dear, mw, cell.PROMISED_H, cell.warn_mv(mw), warn, clear)
     )
-    with tempfile.TemporaryDirectory() as folder:
-        for name in DAYS:
-            t = time.monotonic()
-            u = day(name, folder)
-            print(
-                "%-9s %6.2f %8.2f %6d %9.0f %8.0f %6.1f"
-                % (name, u.ms / 3_600_000, u.wakes * 1000 / u.ms, u.cues, m.average_ua(u),
-                   m.hours(u), time.monotonic() - t)
-            )  # fmt: skip
-    print("idle storage: paused %.0f days; switched off: the converter alone %.0f days"
-          " (the cells' shelf life ends it first)" % (m.days_asleep(), m.days_off()))  # fmt: skip
+    print("switched off: %.0f days (the cells' shelf life ends it first)" % m.days_off())
     return 0
 
 

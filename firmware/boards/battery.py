@@ -14,7 +14,7 @@ Glasses
     24 bytes, always sent whole. No tenths (#22).
 
 Clock
-    48 MHz (``CPU_HZ``), the energy model's, set before any peripheral.
+    72 MHz (``CPU_HZ``), the energy model's, set before any peripheral.
 
 Sleep
     With no USB host (GP24, VBUS, low) the loop sleeps in
@@ -40,6 +40,7 @@ from micropython import const
 from qizhong import app as A
 from qizhong import segface
 
+from . import cell
 from .pcf85176 import PCF85176
 from .pico import POLL_MS, VBUS_SENSE, Pico
 
@@ -51,24 +52,25 @@ AMP_PWR = const(11)  # the amplifier's load switch
 BAT_MEAS = const(13)  # switches the cells' divider on for a reading
 MEAS_SETTLE_MS = const(300)  # the divider's 1 MOhm / 100 nF settles (5 time constants)
 OFF_MS = const(30 * 60_000)  # no host, not running, no input this long: off (the journal keeps it)
-CELLS_LOW_MV = const(2200)  # two alkaline cells near their end (1.1 V each; estimate)
-CELLS_OK_MV = const(2400)
-# The CPU clock on this board (#33): the energy model's (docs/power.md). Set
-# before any peripheral, so every divider is computed for it: the levers' PIO
-# (4 MHz: 48 / 12 exactly), the buzzer's PWM, the I2C rate, and the I2S when a
-# cue builds it (rp2's machine_i2s.c: PIO at rate * 2 * 16 * 2 = 512 kHz, a
-# divider of 93.75, exact in 16.8). USB still works: clk_sys must be at least
-# clk_usb, 48 MHz (pico-sdk issue #1697). The PLL makes it exactly: 12 MHz *
-# 120 = 1440 MHz VCO, / 6 / 5 (RP2040 datasheet 2.18.2).
-CPU_HZ = const(48_000_000)
+# The CPU clock on this board (#33), the energy model's (docs/power.md): a
+# loop pass costs the same energy at any clock and is shorter at a fast one,
+# but a cue's I2S keeps the clocks on (WFE) at the same clock for the sound's
+# time; 72 MHz balances the two (a second's pass, ~0.9 M cycles, 1.2 % awake).
+# Set before any peripheral, so every divider is computed for it: the levers'
+# PIO (4 MHz: 72 / 18 exactly), the buzzer's PWM, the I2C rate, and the I2S
+# when a cue builds it (rp2's machine_i2s.c: PIO at rate * 2 * 16 * 2 =
+# 512 kHz, a divider of 140.625, exact in 16.8). USB still works: clk_sys must
+# be at least clk_usb, 48 MHz (pico-sdk issue #1697). The PLL makes it exactly:
+# 12 MHz * 120 = 1440 MHz VCO, / 5 / 4 (RP2040 datasheet 2.18.2).
+CPU_HZ = const(72_000_000)
 
 
 class Board(Pico):
     tenths = False  # #22: the budget has no tenths
     CELLS_MS = BATTERY_ON_CELLS_MS
     TILT_UPRIGHT = 1  # the switch closes when the clock falls (pin low): no draw standing
-    WARN_MV = CELLS_LOW_MV
-    CLEAR_MV = CELLS_OK_MV
+    WARN_MV = cell.WARN_MV  # the cells' curve at this board's rate (#29, boards/cell.py)
+    CLEAR_MV = cell.CLEAR_MV
     LEVER_PULL_UP = False
     LEVER_WAKES = True
 
