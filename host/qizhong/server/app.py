@@ -22,6 +22,7 @@ import hmac
 import os
 import secrets
 import threading
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -83,6 +84,7 @@ class Hall:
         self.acked: set[int] = set()
         self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
         self.kept_logins = store.logins()
+        self.started_ms = time.time_ns() // 1_000_000  # a page tells a restart by it
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
         self.listeners.append(self.feed.on_change)
@@ -689,6 +691,9 @@ def make_app(hall: Hall) -> web.Application:
             "boards": hall.views(),
             "arbiter": hall.is_arbiter(request),
             "beat_ms": int(hall.beat_s * 1000),
+            # the pages' notice after a restart: when it started, and what it could not rebuild
+            "started_ms": hall.started_ms,
+            "problems": hall.problems[-20:],
         }
         viewer.offer("", validate.dumps(hello))  # first; then each board's newest
         hall.viewers.add(viewer)
@@ -704,6 +709,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.router.add_get("/", page("index.html"))
     app.router.add_get("/board/{no:\\d+}", page("board.html"))
+    app.router.add_get("/watch", page("watch.html"))  # the spectators' page: no arbiter's controls
     app.router.add_static("/static/", WEB)
     app.router.add_get("/api/boards", boards)
     app.router.add_get("/api/boards/{no:\\d+}", board)
