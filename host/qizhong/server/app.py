@@ -251,6 +251,10 @@ def make_app(hall: Hall) -> web.Application:
             if aid:
                 hall.store.action_done(aid, "no clock: %s" % e)
             raise web.HTTPServiceUnavailable(text=str(e)) from None
+        except BaseException as e:  # never an action left pending
+            if aid:
+                hall.store.action_done(aid, "failed: %s" % (e or type(e).__name__))
+            raise
         if aid:
             hall.store.action_done(aid, "ok" if ok else "refused: %s" % answer)
         return web.json_response({"ok": ok, "text": answer})
@@ -301,12 +305,11 @@ def make_app(hall: Hall) -> web.Application:
                 raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
             if fields.get("game", st.board.game) != st.board.game and st.played:
                 raise web.HTTPConflict(text="moves of this game are kept: a new game first")
-            aid = hall.store.add_action(no, verb, dict(fields), "arbiter")
-            hall.store.set_board(no, **fields)
-            hall.store.action_done(aid, "ok")
-            st.board = next(b for b in hall.store.boards() if b.no == no)
-            if "first" in fields or "second" in fields:
-                await _renamed(hall, no, st.game_no, fields.get("first"), fields.get("second"))
+            with hall.store.acting(no, verb, dict(fields), "arbiter"):
+                hall.store.set_board(no, **fields)
+                st.board = next(b for b in hall.store.boards() if b.no == no)
+                if "first" in fields or "second" in fields:
+                    await _renamed(hall, no, st.game_no, fields.get("first"), fields.get("second"))
             hall.notify(no, st.view(), None)
             if key:
                 hall.store.put_answer(key, no, {"ok": True})
@@ -327,14 +330,12 @@ def make_app(hall: Hall) -> web.Application:
                 kept = hall.store.answer(key) if key else None
                 if kept is not None:  # a retry: the first send's answer (one action in the log)
                     return web.json_response(dict(kept[1], repeated=True))
-                aid = hall.store.add_action(no, verb, body, "arbiter")
-                got = await _session(hall, no, line, _key(request, body))
-                hall.store.action_done(
-                    aid, "ok" if got["ok"] else "refused: %s" % _why(got["lines"])
-                )
-                if not got["ok"]:
-                    raise web.HTTPConflict(text=_why(got["lines"]))
-                return web.json_response({"ok": True, "action": aid, "lines": got["lines"]})
+                with hall.store.acting(no, verb, body, "arbiter") as act:
+                    got = await _session(hall, no, line, _key(request, body))
+                    if not got["ok"]:
+                        act.outcome = "refused: %s" % _why(got["lines"])
+                        raise web.HTTPConflict(text=_why(got["lines"]))
+                return web.json_response({"ok": True, "action": act.id, "lines": got["lines"]})
         worker = hall.worker(no)
         if key:  # a retry (the answer lost, the server restarted): applied once
             kept = hall.store.answer(key)
@@ -352,8 +353,8 @@ def make_app(hall: Hall) -> web.Application:
         except ValueError as e:  # input the link refuses before it is sent
             hall.store.action_done(aid, "refused: %s" % e)
             raise web.HTTPBadRequest(text="%s: %s" % (verb, e)) from None
-        except Exception as e:  # never an action left pending
-            hall.store.action_done(aid, "error: %s" % e)
+        except BaseException as e:  # never an action left pending (a cancel too)
+            hall.store.action_done(aid, "failed: %s" % (e or type(e).__name__))
             raise
         hall.store.action_done(aid, "ok")
         if verb == "config":

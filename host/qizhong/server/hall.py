@@ -65,6 +65,7 @@ class Hall:
         self.acked: set[int] = set()
         self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
         self.kept_logins = store.logins()
+        self.interrupted = store.interrupted()  # none stays pending across a restart
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
         self.listeners.append(self.feed.on_change)

@@ -271,18 +271,22 @@ class Rounds:
             raise RoundError("round %d is set up already: its pairings stay" % no)
         from qizhong.server.store import host_ms
 
-        self.store._write("DELETE FROM pairings WHERE round=?", (no,))
-        self.store._write(
-            "INSERT OR REPLACE INTO rounds (no, date, host_ms) VALUES (?,?,?)",
-            (no, date, host_ms()),
-        )
-        for p in pairs:
-            self.store._write(
-                "INSERT INTO pairings (round, board, first, second, game, spec) VALUES"
-                " (?,?,?,?,?,?)",
-                (no, p.board, p.first, p.second, p.game, p.spec),
+        with self.store.acting(0, "round", {"round": no, "pairings": len(pairs)}, "arbiter"):
+            self.store._write_all(
+                ("DELETE FROM pairings WHERE round=?", (no,)),
+                (
+                    "INSERT OR REPLACE INTO rounds (no, date, host_ms) VALUES (?,?,?)",
+                    (no, date, host_ms()),
+                ),
+                *(
+                    (
+                        "INSERT INTO pairings (round, board, first, second, game, spec) VALUES"
+                        " (?,?,?,?,?,?)",
+                        (no, p.board, p.first, p.second, p.game, p.spec),
+                    )
+                    for p in pairs
+                ),
             )
-        self.store.add_action(0, "round", {"round": no, "pairings": len(pairs)}, "arbiter")
         self._reload()
         return no
 
@@ -365,13 +369,13 @@ class Rounds:
                 except TimeoutError:
                     return "the clock took the control but did not say so"
                 fields = {"first": p.first, "second": p.second, "game": p.game, "spec": p.spec}
-                hall.store.add_action(p.board, "players", dict(fields), "arbiter")
-                hall.store.set_board(p.board, **fields)
-                st.board = next(b for b in hall.store.boards() if b.no == p.board)
-                self.store._write(
-                    "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
-                    (st.game_no, no, p.board),
-                )
+                with hall.store.acting(p.board, "players", dict(fields), "arbiter"):
+                    hall.store.set_board(p.board, **fields)
+                    st.board = next(b for b in hall.store.boards() if b.no == p.board)
+                    self.store._write(
+                        "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
+                        (st.game_no, no, p.board),
+                    )
                 hall.notify(p.board, st.view(), None)
                 t = self.tournament()
                 tags = {"event": t["name"] or "qizhong hall", "site": t["site"] or None,
@@ -433,6 +437,9 @@ class Rounds:
         except LinkError as e:
             hall.store.action_done(aid, "no clock: %s" % e)
             raise web.HTTPServiceUnavailable(text=str(e)) from None
+        except BaseException as e:  # never an action left pending
+            hall.store.action_done(aid, "failed: %s" % (e or type(e).__name__))
+            raise
         hall.store.action_done(aid, "ok")
         if verb == "config":
             actions.configured(hall, st, str(body.get("spec", "")))
