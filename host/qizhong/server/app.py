@@ -446,6 +446,10 @@ def make_app(hall: Hall) -> web.Application:
             "boards": hall.views(),
             "arbiter": hall.is_arbiter(request),
             "beat_ms": int(hall.beat_s * 1000),
+            # the pages' notice after a restart: when it started, and what it could not rebuild
+            "started_ms": hall.started_ms,
+            "problems": hall.problems[-20:],
+            "interrupted": hall.interrupted,  # actions the stop left unfinished: failed
         }
         viewer.offer("", validate.dumps(hello))  # first; then each board's newest
         hall.viewers.add(viewer)
@@ -461,6 +465,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.router.add_get("/", page("index.html"))
     app.router.add_get("/board/{no:\\d+}", page("board.html"))
+    app.router.add_get("/watch", page("watch.html"))  # the spectators' page: no arbiter's controls
     app.router.add_static("/static/", WEB)
     app.router.add_get("/api/boards", boards)
     app.router.add_get("/api/boards/{no:\\d+}", board)

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import hmac
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +66,7 @@ class Hall:
         self.acked: set[int] = set()
         self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
         self.kept_logins = store.logins()
+        self.started_ms = time.time_ns() // 1_000_000  # a page tells a restart by it
         self.interrupted = store.interrupted()  # none stays pending across a restart
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive

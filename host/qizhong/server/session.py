@@ -410,7 +410,7 @@ class Sessions:
         known = {a["id"] for a in st.alerts}
         for a in g.alerts:
             if a["id"] not in known and a["id"] not in acked:
-                st.alerts.append(dict(a, t=st.t, host_ms=0))
+                st.alerts.append(dict(a, t=st.t, host_ms=0, game=st.game_no))
                 known.add(a["id"])
         g.alerts = []
         st.session_rev += 1
@@ -514,6 +514,14 @@ def check_line(line: str) -> str:
     return line.strip()
 
 
+def _ends(result: Any, sides: tuple[str, str]) -> str:
+    """What confirming a proposal does, in plain words: "Black wins", "a draw", or
+    "" (play goes on)."""
+    if result is None:
+        return ""
+    return "a draw" if result.winner is None else "%s wins" % sides[result.winner]
+
+
 def _view(g: Game) -> dict[str, Any]:
     """The session as the board page shows it."""
     from qizhong.arbiter.chess import ChessSession
@@ -550,7 +558,8 @@ def _view(g: Game) -> dict[str, Any]:
         p = s.proposal
         if p is not None:
             out["proposal"] = {"what": p.what, "verdict": p.verdict, "rule": p.rule,
-                               "reasons": [r.strip() for r in p.reasons]}  # fmt: skip
+                               "reasons": [r.strip() for r in p.reasons],
+                               "ends": _ends(p.result, s.SIDES)}  # fmt: skip
         out["offer"] = s.offer_by
     elif isinstance(s, GoSession):
         out["kind"] = "go"
@@ -563,4 +572,5 @@ def _view(g: Game) -> dict[str, Any]:
         out["kind"] = "chess"
         out["fen"] = s.board.fen()
         out["offer"] = getattr(s, "offer_by", -1)
+        out["illegal"] = list(s.illegal_moves)  # 7.5.5: the page says what the next one does
     return out
