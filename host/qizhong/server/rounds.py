@@ -37,7 +37,10 @@ import zipfile
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from aiohttp import web
+
 from qizhong import timecontrol
+from qizhong.server import actions
 from qizhong.server.feed import RESULTS, Game, Info, go_result
 
 SCHEMA = """
@@ -268,18 +271,22 @@ class Rounds:
             raise RoundError("round %d is set up already: its pairings stay" % no)
         from qizhong.server.store import host_ms
 
-        self.store._write("DELETE FROM pairings WHERE round=?", (no,))
-        self.store._write(
-            "INSERT OR REPLACE INTO rounds (no, date, host_ms) VALUES (?,?,?)",
-            (no, date, host_ms()),
-        )
-        for p in pairs:
-            self.store._write(
-                "INSERT INTO pairings (round, board, first, second, game, spec) VALUES"
-                " (?,?,?,?,?,?)",
-                (no, p.board, p.first, p.second, p.game, p.spec),
+        with self.store.acting(0, "round", {"round": no, "pairings": len(pairs)}, "arbiter"):
+            self.store._write_all(
+                ("DELETE FROM pairings WHERE round=?", (no,)),
+                (
+                    "INSERT OR REPLACE INTO rounds (no, date, host_ms) VALUES (?,?,?)",
+                    (no, date, host_ms()),
+                ),
+                *(
+                    (
+                        "INSERT INTO pairings (round, board, first, second, game, spec) VALUES"
+                        " (?,?,?,?,?,?)",
+                        (no, p.board, p.first, p.second, p.game, p.spec),
+                    )
+                    for p in pairs
+                ),
             )
-        self.store.add_action(0, "round", {"round": no, "pairings": len(pairs)}, "arbiter")
         self._reload()
         return no
 
@@ -350,7 +357,6 @@ class Rounds:
 
     async def _board(self, no: int, p: Pairing, start: bool) -> str:
         from qizhong.clocks.link import LinkError
-        from qizhong.server import app as server_app
 
         hall = self.hall
         st = hall.states[p.board]
@@ -363,20 +369,22 @@ class Rounds:
                 except TimeoutError:
                     return "the clock took the control but did not say so"
                 fields = {"first": p.first, "second": p.second, "game": p.game, "spec": p.spec}
-                hall.store.add_action(p.board, "players", dict(fields), "arbiter")
-                hall.store.set_board(p.board, **fields)
-                st.board = next(b for b in hall.store.boards() if b.no == p.board)
-                self.store._write(
-                    "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
-                    (st.game_no, no, p.board),
-                )
+                with hall.store.acting(p.board, "players", dict(fields), "arbiter"):
+                    hall.store.set_board(p.board, **fields)
+                    st.board = next(b for b in hall.store.boards() if b.no == p.board)
+                    self.store._write(
+                        "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
+                        (st.game_no, no, p.board),
+                    )
                 hall.notify(p.board, st.view(), None)
                 t = self.tournament()
                 tags = {"event": t["name"] or "qizhong hall", "site": t["site"] or None,
                         "round": str(no), "date": self.date(no) or t["start"] or None}  # fmt: skip
                 try:  # the round's game gets its session, as a control loaded from the page does
                     await asyncio.wrap_future(
-                        hall.worker(p.board).call(lambda c: server_app._fresh(hall, p.board, tags))
+                        hall.worker(p.board).call(
+                            lambda c: actions.fresh_session(hall, p.board, tags)
+                        )
                     )
                 except (LinkError, ValueError) as e:
                     return "set up, but no session for its game: %s" % e
@@ -390,7 +398,7 @@ class Rounds:
                         return "the clock started but did not say so"
                 else:
                     return "set up; not started: the clock is %s" % st.state
-        except server_app.web.HTTPException as e:
+        except web.HTTPException as e:
             return "refused: %s" % e.text
         return "ok"
 
@@ -415,24 +423,26 @@ class Rounds:
         """One clock action, kept as the page's actions are (app.py's ``act``)."""
         from qizhong.clocks.driver import CommandError
         from qizhong.clocks.link import LinkError
-        from qizhong.server import app as server_app
 
         hall = self.hall
         st = hall.states[no]
-        call = server_app.action(verb, body, st.board.game)
+        call = actions.action(verb, body, st.board.game)
         worker = hall.worker(no)
         aid = hall.store.add_action(no, verb, body, "arbiter")
         try:
             await asyncio.wrap_future(worker.call(call))
         except CommandError as e:
             hall.store.action_done(aid, "refused: %s" % e)
-            raise server_app.web.HTTPConflict(text=str(e)) from None
+            raise web.HTTPConflict(text=str(e)) from None
         except LinkError as e:
             hall.store.action_done(aid, "no clock: %s" % e)
-            raise server_app.web.HTTPServiceUnavailable(text=str(e)) from None
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        except BaseException as e:  # never an action left pending
+            hall.store.action_done(aid, "failed: %s" % (e or type(e).__name__))
+            raise
         hall.store.action_done(aid, "ok")
         if verb == "config":
-            server_app._configured(hall, st, str(body.get("spec", "")))
+            actions.configured(hall, st, str(body.get("spec", "")))
 
     def score(self, board: int, score: str, game_no: int | None = None) -> int:
         """Enter a Go game's score (its current game by default); kept as an action."""
@@ -538,10 +548,6 @@ def _cell(text: str) -> str:
 
 def add_routes(app: Any, hall: Any) -> None:
     """The rounds' API and pages (docs/server.md), on the hall's app."""
-    from aiohttp import web
-
-    from qizhong.server.app import WEB, _json
-
     rounds = Rounds(hall)
     hall.rounds = rounds
 
@@ -560,14 +566,14 @@ def add_routes(app: Any, hall: Any) -> None:
             raise web.HTTPNotFound(text="no round %d" % no)
 
     async def page(request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(WEB + "/rounds.html")
+        return web.FileResponse(actions.WEB + "/rounds.html")
 
     async def get_tournament(request: web.Request) -> web.Response:
         return web.json_response(rounds.tournament())
 
     async def post_tournament(request: web.Request) -> web.Response:
         arbiter(request)
-        body = await _json(request)
+        body = await actions.json_body(request)
         try:
             return web.json_response(rounds.set_tournament(body))
         except RoundError as e:
@@ -583,7 +589,7 @@ def add_routes(app: Any, hall: Any) -> None:
 
     async def add_round(request: web.Request) -> web.Response:
         arbiter(request)
-        body = await _json(request)
+        body = await actions.json_body(request)
         text = body.get("pairings", "")
         no = body.get("round")
         if not isinstance(text, str) or (no is not None and not isinstance(no, int)):
@@ -606,7 +612,7 @@ def add_routes(app: Any, hall: Any) -> None:
         arbiter(request)
         no = number(request)
         known(no)
-        body = await _json(request)
+        body = await actions.json_body(request)
         verb = request.match_info["verb"]
         if verb not in ("setup", "start"):
             raise web.HTTPNotFound(text="no round action %r" % verb)
@@ -623,7 +629,7 @@ def add_routes(app: Any, hall: Any) -> None:
             raise web.HTTPNotFound(text="no board %d" % board)
         if hall.states[board].board.game != "go":
             raise web.HTTPBadRequest(text="board %d does not play Go" % board)
-        body = await _json(request)
+        body = await actions.json_body(request)
         game = body.get("game")
         if game is not None and (
             isinstance(game, bool)

@@ -3,12 +3,12 @@
 
 A board of the hall runs the same ``qizhong.arbiter`` session as ``qizhong
 arbiter`` at the table (Xiangqi, Go or chess), through the same line
-interpreter (``qizhong.cli.arbiter.Console``): a move in the game's notation,
+interpreter (``qizhong.arbiter.console.Console``): a move in the game's notation,
 ``foul red``, ``claim red rep``, ``confirm``, ``dead D4``... Its journal is
 the console's (``qizhong.arbiter.journal``), with the server's store as its
 backend: each entry is a row, committed before the action is answered. A
 restarted server replays every board's journal exactly as a console resumes
-a game (``qizhong.cli.arbiter.replay``), then feeds it the clock events the
+a game (``qizhong.arbiter.console.replay``), then feeds it the clock events the
 store kept after the last one the session had seen.
 
 The session runs on its board's worker thread (the one thread that talks to
@@ -26,17 +26,18 @@ import datetime
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from qizhong.clocks.link import LinkError
 from qizhong.server.store import Stored
 
 if TYPE_CHECKING:
+    from qizhong.arbiter.console import Console
     from qizhong.arbiter.journal import Journal
-    from qizhong.cli.arbiter import Console
     from qizhong.clocks.driver import Clock
-    from qizhong.server.app import Hall
-    from qizhong.server.board import Worker
+    from qizhong.server.board import BoardState, Worker
+    from qizhong.server.feed import Feed
+    from qizhong.server.store import Store
 
 # Commands a page or a remote console may not send the server's console
 # (they write files on the server, or leave it).
@@ -44,6 +45,19 @@ BARRED = ("save", "board", "quit", "late")
 LINE_MAX = 500  # characters of one typed line
 ALERT_BASE = 1_000_000  # a session alert's id: -(session * ALERT_BASE + its notice's index)
 SPECS = {"xiangqi": "xq-rapid", "go": "go-byoyomi", "chess": "rapid"}
+
+
+class Hall(Protocol):
+    """What the sessions use of the hall (server/hall.py's ``Hall``, which holds them)."""
+
+    store: Store
+    states: dict[int, BoardState]
+    workers: list[Worker]
+    acked: set[int]
+    problems: list[str]
+    feed: Feed
+
+    def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None: ...
 
 
 class SessionError(ValueError):
@@ -214,9 +228,9 @@ class Sessions:
         """A new session on board ``no``: ``opts`` are ``qizhong arbiter``'s
         options (spec, names, ...). ``configure``: the session sets the clock up
         (it must be between games); else it takes the game the clock has."""
+        from qizhong.arbiter.console import KEPT_ARGS, Console, make_session
         from qizhong.arbiter.journal import VERSION, Journal
         from qizhong.arbiter.session import ArbiterError
-        from qizhong.cli.arbiter import _KEPT_ARGS, Console, make_session
 
         st = self.hall.states[no]
         if no in self.games:
@@ -228,7 +242,7 @@ class Sessions:
         clock = fed._clock()
         header: dict[str, Any] = {
             "journal": VERSION,
-            "args": {**{k: args.get(k) for k in _KEPT_ARGS}, "configure": configure},
+            "args": {**{k: args.get(k) for k in KEPT_ARGS}, "configure": configure},
             "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
             "record": "",
         }
@@ -296,7 +310,7 @@ class Sessions:
 
     def load(self, no: int) -> Game | None:
         from qizhong.arbiter import journal as jr
-        from qizhong.cli.arbiter import replay
+        from qizhong.arbiter.console import replay
 
         n = self.hall.store.last_session(no)
         if not n:
