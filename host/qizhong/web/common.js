@@ -368,6 +368,34 @@ function renderAlerts(own) {
   showComeback();
 }
 
+// A standings table: rank, player, rating, federation or club, points, then each tie-break
+// (its name, its rule in the column's tooltip). The rounds page's and the spectators'.
+function standingsTable(got) {
+  const table = document.createElement("table");
+  table.className = "standings";
+  const tbs = got.tiebreaks || [];
+  const head = table.createTHead().insertRow();
+  for (const [text, rule] of [["#"], ["Player"], ["Rating"], ["Fed/club"], ["Pts"], ["Games"],
+    ...tbs.map((t) => [t.name, t.rule])]) {
+    const th = document.createElement("th");
+    th.textContent = text;
+    if (rule) th.title = rule;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const r of got.rows || []) {
+    const tr = body.insertRow();
+    tr.dataset.no = r.no;
+    for (const v of [r.rank, r.name, r.rating || "", r.fed || "", r.points, r.games,
+      ...tbs.map((t) => (r.tb || {})[t.key])]) {
+      const td = tr.insertCell();
+      td.textContent = v === undefined || v === null ? "" : String(v);
+      if (typeof v === "number") td.className = "num";
+    }
+  }
+  return table;
+}
+
 // -- confirmations: an action that ends a game or changes a time asks first ---------------
 
 // Resolves true only if the arbiter answers yes; Esc or Cancel: false.
