@@ -493,6 +493,8 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
     today = game_date(args.date) if isinstance(args.date, str) else args.date
     today = today or datetime.date.today()
     configure = bool(getattr(args, "configure", True))  # False: the clock is set up already
+    # a round's board number (the hall's): the record's [Board] (SGF: GN names it)
+    board: dict[str, Any] = {"Board": str(args.board)} if getattr(args, "board", None) else {}
     if args.game == "chess":
         return ChessSession(
             clock,
@@ -510,6 +512,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             Round=args.round or "",
             White=args.white or "",
             Black=args.black or "",
+            **board,
         )
     if args.game == "go":
         return GoSession(
@@ -522,8 +525,16 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
             black=args.black or "",
             white=args.white or "",
             date=today.isoformat(),
+            handicap=int(getattr(args, "handicap", 0) or 0),
             properties={
-                k: v for k, v in (("EV", args.event), ("RO", args.round), ("PC", args.site)) if v
+                k: v
+                for k, v in (
+                    ("EV", args.event),
+                    ("RO", args.round),
+                    ("PC", args.site),
+                    ("GN", "board %s" % board["Board"] if board else ""),
+                )
+                if v
             },
         )
     return XiangqiSession(
@@ -541,6 +552,7 @@ def make_session(args: argparse.Namespace, clock: Clock) -> GameSession:
         Round=args.round or "",
         Red=args.red or "",
         Black=args.black or "",
+        **board,
     )
 
 
@@ -554,7 +566,7 @@ def game_date(text: str) -> datetime.date:
 
 KEPT_ARGS = ("game", "spec", "left", "red", "black", "white", "event", "site", "round",
               "date", "fen", "knockout", "late_entry", "size", "komi", "lang", "chess960",
-              "emt", "repetition")  # fmt: skip
+              "emt", "repetition", "board", "handicap")  # fmt: skip
 
 
 def replay(

@@ -380,4 +380,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--size", type=int, default=19, choices=[9, 13, 19], help="Go board size")
     s.add_argument("--komi", default="7.5", help="Go komi in points (default 7.5 = 3¾ stones)")
+    s.add_argument("--handicap", type=int, default=0, help="Go: handicap stones (2-9), White first")
+    s.add_argument("--board", help="the round's board number (the record's [Board])")
     s.set_defaults(func=cmd_arbiter)

@@ -28,7 +28,7 @@ from qizhong import timecontrol
 from qizhong.clocks.driver import CommandError
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
-from qizhong.server import rounds, validate
+from qizhong.server import rounds, tournament, validate
 from qizhong.server.actions import (
     CLOCK_ACTIONS,
     WEB,
@@ -117,6 +117,7 @@ def make_app(hall: Hall) -> web.Application:
     app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     rounds.add_routes(app, hall)  # before /api/boards/N/{verb}: it has .../score
+    tournament.add_routes(app, hall)
 
     def page(name: str) -> Handler:
         async def h(request: web.Request) -> web.StreamResponse:

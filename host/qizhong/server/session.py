@@ -465,6 +465,7 @@ def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]
         "komi": str(opts.get("komi") or "7.5"), "lang": str(opts.get("lang") or "en"),
         "chess960": opts.get("chess960"), "emt": bool(opts.get("emt", False)),
         "repetition": str(opts.get("repetition") or "cxa"),
+        "board": opts.get("board"), "handicap": int(opts.get("handicap") or 0),
     }  # fmt: skip
     out[first_word] = str(opts.get(first_word) or opts.get("first") or board.first or "")
     out[second_word] = str(opts.get(second_word) or opts.get("second") or board.second or "")

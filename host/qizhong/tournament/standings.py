@@ -44,7 +44,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 HALF = Fraction(1, 2)
-SCORE = {"1": 1, "+": 1, "W": 1, "F": 1, "U": 1, "=": HALF, "D": HALF, "H": HALF}
+SCORE: dict[str, int | Fraction] = {
+    "1": 1,
+    "+": 1,
+    "W": 1,
+    "F": 1,
+    "U": 1,
+    "=": HALF,
+    "D": HALF,
+    "H": HALF,
+}
 PLAYED = "1=0WDL"  # a game over the board (W D L: under one move, still a game)
 WINS = "1+WFU"
 
