@@ -171,9 +171,12 @@ async function roundAction(verb) {
   say("r-msg", verb === "start" ? "starting…" : "setting up…", true);
   try {
     const got = await api("/api/rounds/" + current + "/" + verb, {});
-    const bad = got.boards.filter((b) => b.outcome !== "ok");
+    // A forfeited board is not set up: said, but no failure.
+    const forfeit = got.boards.filter((b) => b.outcome.startsWith("forfeit"));
+    const bad = got.boards.filter((b) => b.outcome !== "ok" && !forfeit.includes(b));
     say("r-msg", bad.length ? bad.map((b) => "board " + b.board + ": " + b.outcome).join("; ")
-      : (verb === "start" ? "started: " : "set up: ") + got.boards.length + " boards", !bad.length);
+      : (verb === "start" ? "started: " : "set up: ") + (got.boards.length - forfeit.length) + " boards" +
+      (forfeit.length ? " (" + forfeit.map((b) => "board " + b.board + " forfeit").join(", ") + ")" : ""), !bad.length);
   } catch (err) { say("r-msg", err.message); }
   await loadRound();
 }
@@ -212,12 +215,13 @@ function setup() {
   $("i-date").value = today();
   $("import-form").addEventListener("submit", async (e) => {
     e.preventDefault();
-    const text = $("i-text").value;
-    const body = /^\s*(012|001) /m.test(text) ? { trf: text, date: $("i-date").value }
+    const text = $("i-text").value, trf = /^\s*(012|001) /m.test(text);
+    const body = trf ? { trf: text, date: $("i-date").value, boards: numbers($("i-boards").value) }
       : { pairings: text, date: $("i-date").value };
+    if (trf && $("i-control").value) body.control = $("i-control").value;
     if ($("i-round").value) body.round = +$("i-round").value;
     try {
-      const got = await api("/api/rounds", body);
+      const got = await api(trf ? "/api/rounds/trf" : "/api/rounds", body);
       say("i-msg", "round " + got.round + ": " + got.pairings + " boards", true);
       current = got.round;
       await loadRounds();
@@ -243,6 +247,7 @@ function setup() {
       game: $("o-game").value };
     if ($("o-control").value) body.control = $("o-control").value;
     if ($("o-first").value) body.first_round = +$("o-first").value;
+    if ($("o-rounds").value) body.rounds = +$("o-rounds").value;
     try {
       const got = await api("/api/rounds/robin", body);
       say("o-msg", "rounds " + got.rounds.join(", ") + " paired", true);

@@ -55,7 +55,8 @@ async function loadStandings() {
     try { got = await api("/api/standings?game=" + game); } catch (e) { continue; }
     if (!got.rows || !got.rows.length) continue;
     const h = document.createElement("h3");
-    h.textContent = game[0].toUpperCase() + game.slice(1) + (got.round ? ", after round " + got.round : "");
+    const done = got.rounds || [];
+    h.textContent = game[0].toUpperCase() + game.slice(1) + (done.length ? ", after round " + done[done.length - 1] : "");
     const t = standingsTable(got);
     t.dataset.game = game;
     parts.push(h, t);
