@@ -368,15 +368,17 @@ function renderAlerts(own) {
   showComeback();
 }
 
-// A standings table: rank, player, rating, federation or club, points, then each tie-break
-// (its name, its rule in the column's tooltip). The rounds page's and the spectators'.
+// A standings table: rank, player, rating, federation or club, points, games, then each
+// tie-break, headed by its short name (对手分, Buchholz Cut-1), its full name and rule in the
+// heading's tooltip. The rounds page's and the spectators'.
 function standingsTable(got) {
+  const short = (t) => { const n = t.name.split(" (")[0]; return n.length > 12 ? t.key : n; };
   const table = document.createElement("table");
   table.className = "standings";
   const tbs = got.tiebreaks || [];
   const head = table.createTHead().insertRow();
   for (const [text, rule] of [["#"], ["Player"], ["Rating"], ["Fed/club"], ["Pts"], ["Games"],
-    ...tbs.map((t) => [t.name, t.rule])]) {
+    ...tbs.map((t) => [short(t), t.name + ": " + t.rule])]) {
     const th = document.createElement("th");
     th.textContent = text;
     if (rule) th.title = rule;
@@ -386,12 +388,13 @@ function standingsTable(got) {
   for (const r of got.rows || []) {
     const tr = body.insertRow();
     tr.dataset.no = r.no;
-    for (const v of [r.rank, r.name, r.rating || "", r.fed || "", r.points, r.games,
-      ...tbs.map((t) => (r.tb || {})[t.key])]) {
+    if (r.withdrawn) tr.className = "withdrawn";
+    [r.rank, r.name + (r.withdrawn ? " (withdrew)" : ""), r.rating || "", r.fed || "", r.points, r.games,
+      ...tbs.map((t) => (r.tb || {})[t.key])].forEach((v, i) => {
       const td = tr.insertCell();
       td.textContent = v === undefined || v === null ? "" : String(v);
-      if (typeof v === "number") td.className = "num";
-    }
+      if (i !== 1 && i !== 3) td.className = "num";
+    });
   }
   return table;
 }
