@@ -275,7 +275,7 @@ def board_form(desk: Desk, board: int, verb: str, side: str = "", minutes: int =
     if minutes:
         typed(desk, "b-minutes", str(minutes))
     desk.click("#b-apply")
-    msg(desk, "b-msg", "board %d: %s kept" % (board, verb))
+    msg(desk, "b-msg", "board %d: %s" % (board, verb))
 
 
 def check_standings(server: Server, game: str, want: dict[int, tuple[int, Any, dict]]) -> None:
@@ -446,6 +446,8 @@ def test_a_five_round_event_from_the_pages(hall, tmp_path):
     start(desk, 3, [1, 2, 3])
     rounds_page(desk, 3)
     board_form(desk, 1, "late", "first", 5)  # 王天一 five minutes late: within 30
+    assert "within the default time" in desk.text("#b-msg")
+    desk.until(lambda: "late: 王天一 5 min" in desk.text("#results tr[data-board='1'] td.state"))
     row = next(r for r in s.get("/api/rounds/3")["boards"] if r["board"] == 1)
     assert row["late"] and not row["forfeit"], row
     finish(desk, 3)

@@ -61,7 +61,7 @@ function linkUp(hello) {
   if (link.lostAt !== null && link.since) { // back after a loss: the notice says what came back
     comeback = { at: new Date(), away: Date.now() - link.since.getTime(),
       restarted: link.started !== null && hello.started_ms !== link.started,
-      problems: hello.problems || [] };
+      problems: hello.problems || [], interrupted: hello.interrupted || 0 };
   }
   link.started = hello.started_ms === undefined ? null : hello.started_ms;
   link.up = true; link.lostAt = null; link.why = "";
@@ -102,7 +102,8 @@ function comebackText() {
       " s; the server did not restart.";
   return head + " Back: " + all.length + " boards, " + up + " of them with their clock answering, " +
     games + " games in play, " + alerts + " alerts kept" + (arbiter ? ", you are still logged in" : "") +
-    "." + (c.problems.length ? " Not rebuilt: " + c.problems.join("; ") : " Nothing acknowledged was lost.");
+    "." + (c.problems.length ? " Not rebuilt: " + c.problems.join("; ") : " Nothing acknowledged was lost.") +
+    (c.restarted && c.interrupted ? " " + c.interrupted + " actions the stop cut short are marked failed (the boards' logs say which)." : "");
 }
 
 function showComeback() {

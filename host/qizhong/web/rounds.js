@@ -82,7 +82,8 @@ async function loadRound() {
     cell(tr, r.second);
     cell(tr, r.game);
     cell(tr, r.spec);
-    cell(tr, r.state);
+    cell(tr, r.state + (r.late ? " · late: " + r.late.replace(/^(\w+) (\d+)$/, (m, side, min) =>
+      (side === "first" ? r.first : r.second) + " " + min + " min") : ""));
     cell(tr, r.moves);
     cell(tr, r.result);
     const score = cell(tr, r.score);
@@ -262,7 +263,10 @@ function setup() {
     else body.side = $("b-side").value;
     if (verb === "late") body.minutes = +$("b-minutes").value;
     if (!(await askFirst(boardQuestion(body, verb), "Yes: " + verb))) return;
-    try { await api("/api/rounds/" + current + "/" + verb, body); say("b-msg", "board " + body.board + ": " + verb + " kept", true); }
+    try {
+      const got = await api("/api/rounds/" + current + "/" + verb, body);
+      say("b-msg", "board " + body.board + ": " + verb + (got.outcome ? ": " + got.outcome : " kept"), true);
+    }
     catch (err) { say("b-msg", err.message); }
     await loadRound();
     loadStandings();
