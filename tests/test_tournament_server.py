@@ -54,7 +54,7 @@ def pairing_trf():
     return "012 Hall Open\n022 Shanghai\n" + "\n".join(p.line() for p in players) + "\n"
 
 
-def test_a_chess_event_from_trf_to_trf(server):
+def test_a_chess_event_from_trf_to_trf(server, monkeypatch, capsys, tmp_path):
     ws = server.socket()
     server.post("/api/tournament", {"name": "Hall Open", "site": "Shanghai",
                                     "start": "2026-11-25", "end": "2026-11-26"})  # fmt: skip
@@ -130,6 +130,21 @@ def test_a_chess_event_from_trf_to_trf(server):
     # After round 1 only: 2 (forfeit win), 5 (bye) and 1 share 1 point.
     early = server.get("/api/standings?game=chess&round=1")
     assert [(r["no"], r["points"]) for r in early["rows"]][:3] == [(2, "1"), (5, "1"), (1, "1")]
+    # `qizhong round` says the same, and takes the incidents too.
+    from qizhong.cli.main import main
+
+    monkeypatch.setenv("QIZHONG_ARBITER_PASSWORD", PASSWORD)
+    capsys.readouterr()
+    assert main(["round", "--server", server.url, "standings", "--game", "chess"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["#", "no", "name", "points", "BH-C1", "BH", "SB", "DE", "WIN",
+                                "BPG"]  # fmt: skip
+    assert lines[1].split() == ["1", "2", "Bu,Xiangzhi", "2", "2", "4", "4", "0", "2", "0"]
+    assert main(["round", "--server", server.url, "bye", "2", "1", "half"]) == 1  # 1 plays
+    assert "paired in round 2" in capsys.readouterr().err
+    out = tmp_path / "t.trf"
+    assert main(["round", "--server", server.url, "trf-out", str(out)]) == 0
+    assert trf.parse(out.read_text()).header("012") == "Hall Open"
     table = list(csv.DictReader(io.StringIO(fetch(server, "/standings.csv?game=chess"))))
     assert [(r["rank"], r["name"], r["points"], r["BH-C1"]) for r in table][:2] == [
         ("1", "Bu,Xiangzhi", "2", "2"), ("2", "Erigaisi,Arjun", "1.5", "1.5")]  # fmt: skip
