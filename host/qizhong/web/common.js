@@ -368,6 +368,37 @@ function renderAlerts(own) {
   showComeback();
 }
 
+// A standings table: rank, player, rating, federation or club, points, games, then each
+// tie-break, headed by its short name (对手分, Buchholz Cut-1), its full name and rule in the
+// heading's tooltip. The rounds page's and the spectators'.
+function standingsTable(got) {
+  const short = (t) => { const n = t.name.split(" (")[0]; return n.length > 12 ? t.key : n; };
+  const table = document.createElement("table");
+  table.className = "standings";
+  const tbs = got.tiebreaks || [];
+  const head = table.createTHead().insertRow();
+  for (const [text, rule] of [["#"], ["Player"], ["Rating"], ["Fed/club"], ["Pts"], ["Games"],
+    ...tbs.map((t) => [short(t), t.name + ": " + t.rule])]) {
+    const th = document.createElement("th");
+    th.textContent = text;
+    if (rule) th.title = rule;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const r of got.rows || []) {
+    const tr = body.insertRow();
+    tr.dataset.no = r.no;
+    if (r.withdrawn) tr.className = "withdrawn";
+    [r.rank, r.name + (r.withdrawn ? " (withdrew)" : ""), r.rating || "", r.fed || "", r.points, r.games,
+      ...tbs.map((t) => (r.tb || {})[t.key])].forEach((v, i) => {
+      const td = tr.insertCell();
+      td.textContent = v === undefined || v === null ? "" : String(v);
+      if (i !== 1 && i !== 3) td.className = "num";
+    });
+  }
+  return table;
+}
+
 // -- confirmations: an action that ends a game or changes a time asks first ---------------
 
 // Resolves true only if the arbiter answers yes; Esc or Cancel: false.
