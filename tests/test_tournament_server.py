@@ -8,6 +8,7 @@ pages; no action pending; everything the same after a SIGKILL."""
 
 import csv
 import io
+import sqlite3
 import urllib.request
 import zipfile
 
@@ -172,9 +173,17 @@ def test_a_chess_event_from_trf_to_trf(server, monkeypatch, capsys, tmp_path):
     assert {a["verb"] for a in server.get("/api/actions")} >= {"round", "players", "withdraw",
                                                                "late", "result", "bye"}  # fmt: skip
     server.kill()
+    # As if killed in the middle of an action: kept before it was sent, no outcome yet.
+    with sqlite3.connect(server.db) as db:
+        db.execute("INSERT INTO actions (board, verb, args, who, host_ms) VALUES"
+                   " (1, 'start', '{}', 'arbiter', 0)")  # fmt: skip
     server.start()
     assert server.get("/api/standings?game=chess") == st
     assert [a for a in server.get("/api/actions") if a["state"] == "pending"] == []
+    cut = server.get("/api/actions")[-1]
+    assert (cut["verb"], cut["state"]) == ("start", "failed")
+    assert cut["outcome"].startswith("failed: the server stopped before its outcome was kept")
+    assert server.socket().hello["interrupted"] == 1
 
 
 def test_bad_tournament_input_is_refused_with_its_reason(server):
