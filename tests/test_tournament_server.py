@@ -153,6 +153,7 @@ def test_a_chess_event_from_trf_to_trf(server, monkeypatch, capsys, tmp_path):
     assert "Bu,Xiangzhi" in page and "Buchholz Cut-1" in page and "(withdrew)" in page
     sheet, slips = fetch(server, "/rounds/2/pairings"), fetch(server, "/rounds/2/slips")
     assert "Anand,Viswanathan" in sheet and "Erigaisi,Arjun (5, half)" in sheet
+    assert "(first came 10 min late)" in sheet
     assert slips.count("class=slip") == 2
     # TRF-16 out, every result in, read back column by column.
     out = trf.parse(fetch(server, "/tournament.trf"))
