@@ -8,6 +8,7 @@ pages; no action pending; everything the same after a SIGKILL."""
 
 import csv
 import io
+import json
 import sqlite3
 import urllib.request
 import zipfile
@@ -196,6 +197,12 @@ def test_bad_tournament_input_is_refused_with_its_reason(server):
     server.post("/api/players", {"csv": "name,rating,fed,game\n吕钦,2600,广东,xiangqi\n"
                                         "许银川,2650,广东,xiangqi\nA,0,,xiangqi\n"})  # fmt: skip
     assert [p["name"] for p in server.get("/api/players")["players"]] == ["吕钦", "许银川", "A"]
+    server.post("/api/players", {"csv": "name,birth\n吕钦,1960/11/28\n许银川,1975/08/04\nA,\n"})
+    assert {p["birth"] for p in server.get("/api/players")["players"]} == {""}  # public: none
+    req = urllib.request.Request(server.url + "/api/players",
+                                 headers={"Authorization": "Bearer " + PASSWORD})  # fmt: skip
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert json.load(r)["players"][0]["birth"] == "1960/11/28"
     # Go's size, komi and handicap columns are checked; a Xiangqi row cannot have them.
     bad = "board,first,second,game,control,size,komi,handicap\n1,X,Y,go,,19,6.5,12\n"
     assert server.status_of("/api/rounds", {"pairings": bad}, PASSWORD) == 400

@@ -566,7 +566,12 @@ def add_routes(app: web.Application, hall: Any) -> None:
             raise web.HTTPBadRequest(text=str(e)) from None
 
     async def get_players(request: web.Request) -> web.Response:
-        return web.json_response({"players": rounds.players()})
+        """The player list; a birth date only for the arbiter (the list is public)."""
+        players = rounds.players()
+        if not hall.is_arbiter(request):
+            for p in players:
+                p["birth"] = ""
+        return web.json_response({"players": players})
 
     async def post_players(request: web.Request) -> web.Response:
         arbiter(request)
