@@ -231,6 +231,10 @@ def test_bad_tournament_input_is_refused_with_its_reason(server):
             sims.press(server.sim(board), lever, 40, wait_up=True)
             server.wait(ws, lambda m, b=board: is_event(m, "press", b))
             server.post("/api/boards/%d/move" % board, {"text": text})
+    # The board page's picture: 13x13, the handicap stones and both moves.
+    pos = server.get("/api/boards/2")["position"]
+    assert pos["size"] == 13 and sorted(pos["stones"]) == [
+        [[2, 10], "white"], [[3, 9], "black"], [[9, 3], "black"], [[9, 9], "black"]]  # fmt: skip
     got = server.post("/api/boards/1/session", {"line": "foul black touched two pieces"})
     assert got["ok"], got
     server.post("/api/boards/1/finish", {"result": "red"})
