@@ -3,12 +3,12 @@
 
 A board of the hall runs the same ``qizhong.arbiter`` session as ``qizhong
 arbiter`` at the table (Xiangqi, Go or chess), through the same line
-interpreter (``qizhong.cli.arbiter.Console``): a move in the game's notation,
+interpreter (``qizhong.arbiter.console.Console``): a move in the game's notation,
 ``foul red``, ``claim red rep``, ``confirm``, ``dead D4``... Its journal is
 the console's (``qizhong.arbiter.journal``), with the server's store as its
 backend: each entry is a row, committed before the action is answered. A
 restarted server replays every board's journal exactly as a console resumes
-a game (``qizhong.cli.arbiter.replay``), then feeds it the clock events the
+a game (``qizhong.arbiter.console.replay``), then feeds it the clock events the
 store kept after the last one the session had seen.
 
 The session runs on its board's worker thread (the one thread that talks to
@@ -26,17 +26,18 @@ import datetime
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from qizhong.clocks.link import LinkError
 from qizhong.server.store import Stored
 
 if TYPE_CHECKING:
+    from qizhong.arbiter.console import Console
     from qizhong.arbiter.journal import Journal
-    from qizhong.cli.arbiter import Console
     from qizhong.clocks.driver import Clock
-    from qizhong.server.app import Hall
-    from qizhong.server.board import Worker
+    from qizhong.server.board import BoardState, Worker
+    from qizhong.server.feed import Feed
+    from qizhong.server.store import Store
 
 # Commands a page or a remote console may not send the server's console
 # (they write files on the server, or leave it).
@@ -44,6 +45,19 @@ BARRED = ("save", "board", "quit", "late")
 LINE_MAX = 500  # characters of one typed line
 ALERT_BASE = 1_000_000  # a session alert's id: -(session * ALERT_BASE + its notice's index)
 SPECS = {"xiangqi": "xq-rapid", "go": "go-byoyomi", "chess": "rapid"}
+
+
+class Hall(Protocol):
+    """What the sessions use of the hall (server/hall.py's ``Hall``, which holds them)."""
+
+    store: Store
+    states: dict[int, BoardState]
+    workers: list[Worker]
+    acked: set[int]
+    problems: list[str]
+    feed: Feed
+
+    def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None: ...
 
 
 class SessionError(ValueError):
@@ -133,6 +147,7 @@ class Game:
     view: dict[str, Any] = field(default_factory=dict)
     broken: str = ""  # why the session must be rebuilt from the store before it goes on
     acting: bool = False  # inside one of its actions
+    game_no: int = 0  # the board's game it records (0: a session from before it was kept)
 
 
 class Sessions:
@@ -214,9 +229,9 @@ class Sessions:
         """A new session on board ``no``: ``opts`` are ``qizhong arbiter``'s
         options (spec, names, ...). ``configure``: the session sets the clock up
         (it must be between games); else it takes the game the clock has."""
+        from qizhong.arbiter.console import KEPT_ARGS, Console, make_session
         from qizhong.arbiter.journal import VERSION, Journal
         from qizhong.arbiter.session import ArbiterError
-        from qizhong.cli.arbiter import _KEPT_ARGS, Console, make_session
 
         st = self.hall.states[no]
         if no in self.games:
@@ -228,9 +243,10 @@ class Sessions:
         clock = fed._clock()
         header: dict[str, Any] = {
             "journal": VERSION,
-            "args": {**{k: args.get(k) for k in _KEPT_ARGS}, "configure": configure},
+            "args": {**{k: args.get(k) for k in KEPT_ARGS}, "configure": configure},
             "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
             "record": "",
+            "game_no": st.game_no,  # the board's game it records (a round's game's record)
         }
         journal = Journal.on("board %d session %d" % (no, n), cast("Clock", fed),
                              self._sink(no, n, fed))  # fmt: skip
@@ -243,7 +259,7 @@ class Sessions:
         except ArbiterError:
             self.hall.store.add_entry(no, n, fed.row, {"close": "refused"})
             raise
-        g = Game(no, n, Console(session, journal=journal), journal, fed)
+        g = Game(no, n, Console(session, journal=journal), journal, fed, game_no=st.game_no)
         self.games[no] = g
         self._settle(g)
         return g
@@ -296,7 +312,7 @@ class Sessions:
 
     def load(self, no: int) -> Game | None:
         from qizhong.arbiter import journal as jr
-        from qizhong.cli.arbiter import replay
+        from qizhong.arbiter.console import replay
 
         n = self.hall.store.last_session(no)
         if not n:
@@ -320,7 +336,7 @@ class Sessions:
             names = e.get("names")
             if isinstance(names, list) and len(names) == 2:
                 _set_names(console.session, *(x if isinstance(x, str) else None for x in names))
-        g = Game(no, n, console, journal, fed)
+        g = Game(no, n, console, journal, fed, game_no=int(header.get("game_no") or 0))
         g.keys = {str(e["key"]) for _, _, e in rows if "key" in e}
         for s in self.hall.store.events(no, fed.row):  # kept after the session last looked
             fed.feed(s)
@@ -396,7 +412,7 @@ class Sessions:
         known = {a["id"] for a in st.alerts}
         for a in g.alerts:
             if a["id"] not in known and a["id"] not in acked:
-                st.alerts.append(dict(a, t=st.t, host_ms=0))
+                st.alerts.append(dict(a, t=st.t, host_ms=0, game=st.game_no))
                 known.add(a["id"])
         g.alerts = []
         st.session_rev += 1
@@ -421,13 +437,44 @@ class Sessions:
         self.hall.store.action_done(aid, "ok")
         feed.scores[(g.no, game_no)] = score
 
+    def game_record(self, no: int, game_no: int, tags: Any = None) -> tuple[str, str] | None:
+        """The record of board ``no``'s game ``game_no`` as its session kept it
+        (moves, times, rulings, the engine's proposals, the result and why), with
+        ``tags`` (the round's ``Info``: event, site, date, round, board, names) over
+        its own; None if no session recorded that game. The open session's on the
+        worker's thread; a closed one's is its journal run again, offline."""
+        g = self.games.get(no)
+        if g is not None and g.game_no == game_no:
+            return _tagged(g.console.session, tags)
+        from qizhong.arbiter import journal as jr
+        from qizhong.arbiter.console import replay
+
+        for n in range(self.hall.store.last_session(no), 0, -1):
+            rows = self.hall.store.entries(no, n)
+            if not rows or rows[0][2].get("game_no") != game_no:
+                continue
+            try:
+                header, acts = jr.parse([e for _, _, e in rows], "board %d session %d" % (no, n))
+                journal = jr.Journal.on("board %d session %d" % (no, n),
+                                        cast("Clock", _Offline()), lambda e: None)  # fmt: skip
+                console = replay(header, acts, journal)
+            except Exception:  # a journal that does not replay offline: the feed's record then
+                return None
+            for _, _, e in rows:
+                names = e.get("names")
+                if isinstance(names, list) and len(names) == 2:
+                    _set_names(console.session, *(x if isinstance(x, str) else None for x in names))
+            return _tagged(console.session, tags)
+        return None
+
     def record(self, no: int) -> tuple[str, str]:
         """The board's session record (PGN or SGF text) and its suffix (the worker's thread)."""
         g = self.games.get(no)
         if g is None:
             raise SessionError("board %d has no session" % no)
-        s = g.console.session
-        return s.record_text(), s.suffix()
+        info = getattr(self.hall, "rounds", None)
+        tags = info.info(no, g.game_no) if info is not None and g.game_no else None
+        return _tagged(g.console.session, tags)
 
     def view(self, no: int) -> dict[str, Any]:
         g = self.games.get(no)
@@ -451,6 +498,7 @@ def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]
         "komi": str(opts.get("komi") or "7.5"), "lang": str(opts.get("lang") or "en"),
         "chess960": opts.get("chess960"), "emt": bool(opts.get("emt", False)),
         "repetition": str(opts.get("repetition") or "cxa"),
+        "board": opts.get("board"), "handicap": int(opts.get("handicap") or 0),
     }  # fmt: skip
     out[first_word] = str(opts.get(first_word) or opts.get("first") or board.first or "")
     out[second_word] = str(opts.get(second_word) or opts.get("second") or board.second or "")
@@ -458,6 +506,37 @@ def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]
         if isinstance(v, str) and len(v) > LINE_MAX:
             raise SessionError("%s: at most %d characters" % (k, LINE_MAX))
     return out
+
+
+class _Offline:
+    """The clock of a finished game's session run again from its journal: every
+    answer comes from the journal; a call past it fails (the game is not replayable)."""
+
+    def __getattr__(self, name: str) -> Any:
+        def call(*args: Any, **kw: Any) -> Any:
+            raise LinkError("a finished game's session does not reach the clock")
+
+        return call
+
+
+def _tagged(session: Any, tags: Any) -> tuple[str, str]:
+    """``session``'s record text (and suffix) with a round's tags over its own."""
+    from qizhong.arbiter.go import GoSession
+
+    if tags is not None:
+        if isinstance(session, GoSession):
+            props = {"EV": tags.event, "RO": tags.round, "PC": tags.site,
+                     "GN": "board %d" % tags.board if tags.board else ""}  # fmt: skip
+            session.properties.update({k: v for k, v in props.items() if v})
+            if tags.date:
+                session.date = tags.date
+        else:
+            heads = {"Event": tags.event, "Site": tags.site, "Round": tags.round,
+                     "Board": str(tags.board) if tags.board else "",
+                     "Date": tags.date.replace("-", ".") if tags.date else ""}  # fmt: skip
+            session.headers.update({k: v for k, v in heads.items() if v})
+        _set_names(session, tags.first or None, tags.second or None)
+    return session.record_text(), session.suffix()
 
 
 def _set_names(session: Any, first: str | None, second: str | None) -> None:
@@ -487,6 +566,21 @@ def _alert_kind(kind: str, text: str, rule: str) -> str:
     return ""
 
 
+def _go_position(board: Any) -> dict[str, Any]:
+    """A Go session's board for the page's drawing (the feed's shape: [col, row from
+    the top], colour): a 9x9 or 13x13 game, and handicap stones, as the session has them."""
+    from qizhong.rules import go
+
+    n = board.size
+    stones = []
+    for x in range(n):
+        for y in range(n):
+            c = board.color_at(go.Point(x, y))
+            if c is not None:
+                stones.append([[x, n - 1 - y], "black" if c == go.Color.BLACK else "white"])
+    return {"kind": "go", "size": n, "stones": stones}
+
+
 def check_line(line: str) -> str:
     """A typed line as the server takes it (bounded; no command that writes
     files on the server or leaves it)."""
@@ -498,6 +592,14 @@ def check_line(line: str) -> str:
     if verb in BARRED and (verb != "board" or len(line.split()) > 1):
         raise SessionError("%s is the console's own (the server keeps the record)" % verb)
     return line.strip()
+
+
+def _ends(result: Any, sides: tuple[str, str]) -> str:
+    """What confirming a proposal does, in plain words: "Black wins", "a draw", or
+    "" (play goes on)."""
+    if result is None:
+        return ""
+    return "a draw" if result.winner is None else "%s wins" % sides[result.winner]
 
 
 def _view(g: Game) -> dict[str, Any]:
@@ -536,11 +638,13 @@ def _view(g: Game) -> dict[str, Any]:
         p = s.proposal
         if p is not None:
             out["proposal"] = {"what": p.what, "verdict": p.verdict, "rule": p.rule,
-                               "reasons": [r.strip() for r in p.reasons]}  # fmt: skip
+                               "reasons": [r.strip() for r in p.reasons],
+                               "ends": _ends(p.result, s.SIDES)}  # fmt: skip
         out["offer"] = s.offer_by
     elif isinstance(s, GoSession):
         out["kind"] = "go"
         out["dead"] = sorted(pt.gtp() for pt in s.dead_stones)
+        out["position"] = _go_position(s.board)  # its size and handicap stones, as played
         out["play_over"] = s.board.is_game_over()
         if out["play_over"]:
             sc = s.score()
@@ -549,4 +653,5 @@ def _view(g: Game) -> dict[str, Any]:
         out["kind"] = "chess"
         out["fen"] = s.board.fen()
         out["offer"] = getattr(s, "offer_by", -1)
+        out["illegal"] = list(s.illegal_moves)  # 7.5.5: the page says what the next one does
     return out
