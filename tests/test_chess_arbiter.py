@@ -168,9 +168,10 @@ def test_the_second_illegal_move_is_a_draw_when_the_opponent_cannot_mate(sim):
         ("4k3/8/8/8/8/8/r7/3BK3 b - - 0 1", None),  # a lone bishop cannot mate
         ("4k3/8/8/8/8/8/8/3QK3 b - - 0 1", WHITE),  # a queen against a lone king
         # A knight can mate helped by the rook, a pawn can queen and mate: the
-        # bounded search finds neither series, so the arbiter rules (#26).
-        ("4k3/8/8/8/8/8/r7/3NK3 b - - 0 1", "arbiter"),
-        ("4k3/8/8/8/8/8/r3P3/4K3 b - - 0 1", "arbiter"),
+        # search finds both series (#31; before, the arbiter ruled, #26).
+        ("4k3/8/8/8/8/8/r7/3NK3 b - - 0 1", WHITE),
+        ("4k3/8/8/8/8/8/r3P3/4K3 b - - 0 1", WHITE),
+        ("3k1q2/8/8/8/K1n5/8/4P3/8 b - - 0 1", "arbiter"),  # White must queen: not found
     ],
 )
 def test_a_flag_against_a_lone_king_is_a_draw(sim, fen, winner):
@@ -556,11 +557,13 @@ def test_a_dead_blockade_ends_the_game_and_a_flag_in_it_is_a_draw(sim):
 
 
 def test_an_undecided_flag_is_left_to_the_arbiter(sim):
-    """Knight against knight: a helpmate exists, but the bounded search does
-    not find it. The console says so, and the arbiter rules."""
+    """Black's king and e-pawn against king, knight and queen: Black mates
+    only after promoting, with White's pieces helping; the bounded search
+    finds no such series (knight against knight, undecided before #31, is now
+    a mate found). The console says so, and the arbiter rules."""
     from qizhong.rules import unwinnable
 
-    fen = "8/8/8/4k3/8/8/8/1n2K1N1 w - - 0 1"
+    fen = "8/4p3/8/k1N5/8/8/8/3K1Q2 w - - 0 1"
     assert unwinnable.can_mate(chess.Board(fen), chess.BLACK) is None
     _, game = new_game(sim, "1m+0s", fen=fen)
     game.start()
