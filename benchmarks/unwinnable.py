@@ -13,6 +13,7 @@ time), the count of each verdict, and the undecided count.
     .venv/bin/python benchmarks/unwinnable.py [N]
 """
 
+import os
 import random
 import statistics
 import sys
@@ -101,7 +102,7 @@ def main() -> None:
         "  winnable %d, unwinnable %d, undecided %d"
         % (counts.get("winnable", 0), counts.get("unwinnable", 0), counts.get("undecided", 0))
     )
-    for fen in undecided[:10]:
+    for fen in undecided[: int(os.environ.get("SHOW", "10"))]:
         print("  undecided: %s" % fen)
 
 

@@ -171,7 +171,9 @@ def test_the_second_illegal_move_is_a_draw_when_the_opponent_cannot_mate(sim):
         # search finds both series (#31; before, the arbiter ruled, #26).
         ("4k3/8/8/8/8/8/r7/3NK3 b - - 0 1", WHITE),
         ("4k3/8/8/8/8/8/r3P3/4K3 b - - 0 1", WHITE),
-        ("3k1q2/8/8/8/K1n5/8/4P3/8 b - - 0 1", "arbiter"),  # White must queen: not found
+        # Three bishops of one colour need Black's knights to shut the light
+        # squares by the king: the search finds no such series (#31).
+        ("1B5B/8/7n/6n1/K7/8/3B4/4k3 b - - 0 1", "arbiter"),
     ],
 )
 def test_a_flag_against_a_lone_king_is_a_draw(sim, fen, winner):
@@ -557,13 +559,13 @@ def test_a_dead_blockade_ends_the_game_and_a_flag_in_it_is_a_draw(sim):
 
 
 def test_an_undecided_flag_is_left_to_the_arbiter(sim):
-    """Black's king and e-pawn against king, knight and queen: Black mates
-    only after promoting, with White's pieces helping; the bounded search
-    finds no such series (knight against knight, undecided before #31, is now
-    a mate found). The console says so, and the arbiter rules."""
+    """Three dark bishops against two knights: Black mates only with White's
+    knights shutting the light squares beside White's king, and the bounded
+    search finds no such series (knight against knight, undecided before
+    #31, is now a mate found). The console says so, and the arbiter rules."""
     from qizhong.rules import unwinnable
 
-    fen = "8/4p3/8/k1N5/8/8/8/3K1Q2 w - - 0 1"
+    fen = "4K3/3b4/8/k7/6N1/7N/8/1b5b w - - 0 1"
     assert unwinnable.can_mate(chess.Board(fen), chess.BLACK) is None
     _, game = new_game(sim, "1m+0s", fen=fen)
     game.start()

@@ -339,22 +339,45 @@ class _Goal:
             corners = light  # a dark bishop blocks beside a light corner's king
         elif not bishops and theirs and not theirs & chess.BB_DARK_SQUARES:
             corners = [chess.A1, chess.H8]
-        c = min(corners, key=lambda sq: _DIST[sq][lk if lk is not None else sq])
+        minors = own & ~b.kings
+        one_shade = not minors & b.knights and (
+            not bishops & chess.BB_DARK_SQUARES or not bishops & chess.BB_LIGHT_SQUARES
+        )
+        self.helped = not (minors & (b.queens | b.rooks | b.pawns)) and (
+            chess.popcount(minors) == 1 or one_shade
+        )
+        other = b.occupied_co[not color]
+        # Helped by pawns alone: a rook's pawn can shut the square in front
+        # of its king in the corner (else a pawn promotes to a blocker).
+        home = lk if lk is not None else chess.A1
+        rook_pawn = [sq for sq in corners if self._front_pawn(b, color, sq)]
+        self.pawn_help = bool(self.helped and not other & ~b.kings & ~b.pawns and rook_pawn)
+        c = min(rook_pawn if self.pawn_help else corners, key=lambda sq: _DIST[sq][home])
         self.corner = c
         f, r = chess.square_file(c), chess.square_rank(c)
         inward = 1 if r == 0 else -1
+        side = 1 if f == 0 else -1
         self.king_sq = chess.square(f, r + 2 * inward)
-        self.block = chess.square(f + (1 if f == 0 else -1), r)
-        minors = own & ~b.kings
-        self.helped = not (minors & (b.queens | b.rooks | b.pawns)) and (
-            chess.popcount(minors) == 1 or _needs_promotion(b, color)
-        )
+        self.block = chess.square(f + side, r)
+        self.pawn_block = chess.square(f, r + inward)
+        if self.pawn_help:
+            self.king_sq = chess.square(f + 2 * side, r)
+        # Only king, pawns and bishops: the king goes for the other pawns.
+        self.raid = not self.helped and not minors & (b.queens | b.rooks | b.knights)
+        self.targets = other & b.pawns
+
+    @staticmethod
+    def _front_pawn(b: chess.Board, color: bool, corner: int) -> bool:
+        pawns = b.pawns & b.occupied_co[not color]
+        return any(_pawn_block_cost(not color, sq, corner) < 20 for sq in chess.scan_forward(pawns))
 
     def term(self, color: bool, pt: int, sq: int) -> int:
         """A piece's share of the score (lower: nearer the mate)."""
         c = self.corner
         if color == self.color:
             if pt == chess.KING:
+                if self.raid and self.targets:
+                    return min(_DIST[sq][t] for t in chess.scan_forward(self.targets))
                 return max(0, _DIST[sq][self.king_sq] - 1)
             if pt == chess.KNIGHT:
                 return 2 * _KNIGHT[sq][c]
@@ -368,7 +391,11 @@ class _Goal:
         if not self.helped:
             return 12  # to be taken
         if pt == chess.PAWN:  # a blocker as it is, or promoted
-            return min(2 * _DIST[sq][self.block], 3 * _to_promote(color, sq) + 6) + 2
+            far = chess.square(chess.square_file(sq), 7 if color == chess.WHITE else 0)
+            promoted = 3 * _to_promote(color, sq) + 2 * _DIST[far][self.block] + 4
+            if self.pawn_help:
+                return min(_pawn_block_cost(color, sq, self.corner), promoted) + 2
+            return promoted + 2
         if pt == chess.QUEEN:
             return 2 * _DIST[sq][self.block] + 10  # a queen can never shut the last square
         if pt == chess.KNIGHT:
@@ -395,6 +422,17 @@ class _Goal:
             if victim.color == self.color:
                 d += 20  # the winner's material lost
         return d
+
+
+def _pawn_block_cost(color: bool, sq: int, corner: int) -> int:
+    """How far ``color``'s pawn on ``sq`` is from shutting the square in front
+    of a king in ``corner``, walking there on its file (20: it cannot)."""
+    f, r = chess.square_file(corner), chess.square_rank(corner)
+    front = chess.square(f, r + (1 if r == 0 else -1))
+    ahead = chess.square_rank(front) - chess.square_rank(sq)
+    if chess.square_file(sq) == f and (ahead >= 0 if color == chess.WHITE else ahead <= 0):
+        return 2 * abs(ahead)
+    return 20  # it cannot
 
 
 def _to_promote(color: bool, sq: int) -> int:
@@ -424,7 +462,7 @@ def analyse(board: chess.Board, color: chess.Color, nodes: int = NODES) -> Verdi
     why = blockade.unwinnable(board, color)
     if why is not None:
         return Verdict(UNWINNABLE, why)
-    first = _Deepening(color, nodes // 8, nodes // 32)
+    first = _Deepening(color, nodes // 3, nodes // 5)  # then best first with the rest
     found = first.run(board)
     if found is not None:
         search: _Deepening | _Search = first
