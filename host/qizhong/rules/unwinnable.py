@@ -48,7 +48,7 @@ from qizhong.rules import blockade
 
 __all__ = ["NODES", "Verdict", "analyse", "can_mate", "dead", "mating_series"]
 
-NODES = 1500  # positions the search may look at (benchmarks/unwinnable.py: under 100 ms at p99)
+NODES = 2000  # positions the search may look at (benchmarks/unwinnable.py: under 100 ms at p99)
 WINNABLE, UNWINNABLE, UNDECIDED = "winnable", "unwinnable", "undecided"
 
 
@@ -251,12 +251,12 @@ class _Search:
         # node: (board, parent index, move); the heap holds unexpanded children
         boards: list[tuple[chess.Board | None, int, chess.Move | None]] = [(root, -1, None)]
         seen = {_key(root)}
-        heap: list[tuple[int, int, int, chess.Move | None]] = [(0, 0, -1, None)]
+        heap: list[tuple[int, int, int, chess.Move | None]] = [(goal.score(root), 0, -1, None)]
         n = 0
         while heap:
             if self.nodes >= self.limit:
                 return None
-            _, _, parent, move = heapq.heappop(heap)
+            base, _, parent, move = heapq.heappop(heap)  # base: the score, kept by delta
             if move is None:
                 b, index = root, 0
             else:
@@ -277,13 +277,12 @@ class _Search:
                 self.lone = True
                 self.line = _path(boards, index)
                 return True
-            base = goal.score(b)
             winner = b.turn == color
             lk = b.king(not color)
             for m in b.generate_legal_moves():
-                if winner and lk is not None and _may_check(b, m, lk) and b.gives_check(m):
+                if winner and lk is not None and _may_check(b, m, lk):
                     b.push(m)
-                    mate = b.is_checkmate()
+                    mate = b.is_check() and not any(b.generate_legal_moves())
                     b.pop()
                     if mate:
                         self.line = [*_path(boards, index), m]
@@ -303,15 +302,26 @@ def _path(boards: list, index: int) -> list[chess.Move]:
 
 
 def _may_check(b: chess.Board, m: chess.Move, king: int) -> bool:
-    """A cheap filter before ``gives_check``: the piece lands where it could
-    attack ``king``, or it promotes, or it uncovers a line to it."""
-    to = m.to_square
-    return bool(
-        m.promotion
-        or chess.BB_RAYS[to][king]
-        or chess.BB_KNIGHT_ATTACKS[to] & chess.BB_SQUARES[king]
-        or chess.BB_RAYS[m.from_square][king]
+    """A cheap filter before a move is tried for a mate: it promotes, the
+    piece lands where its kind of move reaches ``king``'s square, or it
+    leaves a line from one of its side's sliders to the king."""
+    if m.promotion:
+        return True
+    to, frm = m.to_square, m.from_square
+    kb = chess.BB_SQUARES[king]
+    pt = b.piece_type_at(frm)
+    ray = chess.BB_RAYS[to][king]
+    straight = chess.square_file(to) == chess.square_file(king) or (
+        chess.square_rank(to) == chess.square_rank(king))  # fmt: skip
+    hit = (
+        (pt == chess.KNIGHT and chess.BB_KNIGHT_ATTACKS[to] & kb)
+        or (pt == chess.PAWN and chess.BB_PAWN_ATTACKS[b.turn][to] & kb)
+        or (pt == chess.QUEEN and ray)
+        or (pt == chess.ROOK and ray and straight)
+        or (pt == chess.BISHOP and ray and not straight)
     )
+    sliders = (b.queens | b.rooks | b.bishops) & b.occupied_co[b.turn]
+    return bool(hit or chess.BB_RAYS[frm][king] & sliders)
 
 
 class _Goal:
@@ -412,14 +422,14 @@ class _Goal:
 
     def delta(self, b: chess.Board, m: chess.Move) -> int:
         """The change of ``score`` the move makes (castling's rook ignored)."""
-        pc = b.piece_at(m.from_square)
-        assert pc is not None
-        d = -self.term(pc.color, pc.piece_type, m.from_square)
-        d += self.term(pc.color, m.promotion or pc.piece_type, m.to_square)
-        victim = b.piece_at(m.to_square)
+        mover = b.turn
+        pt = b.piece_type_at(m.from_square)
+        assert pt is not None
+        d = self.term(mover, m.promotion or pt, m.to_square) - self.term(mover, pt, m.from_square)
+        victim = b.piece_type_at(m.to_square)
         if victim is not None:
-            d -= self.term(victim.color, victim.piece_type, m.to_square)
-            if victim.color == self.color:
+            d -= self.term(not mover, victim, m.to_square)
+            if mover != self.color:
                 d += 20  # the winner's material lost
         return d
 
