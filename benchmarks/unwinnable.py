@@ -3,8 +3,9 @@
 over 10,000 positions generated here, seeded, so each run sees the same ones.
 
 Half are random legal endings of 3 to 8 pieces (kings included), half
-blocked pawn structures: locked pawn pairs on random files, the kings on
-random free squares, and none, one or two bishops. Each is ruled for the
+blocked pawn structures: locked pawn pairs on every other file (a wall) or on
+random files, the kings on random free squares, and none, one or two
+bishops. Each is ruled for the
 side that did not move last (whose flag would be ruled: the side not to
 move). Prints p50, p99 and the maximum time per position (CPU time of this
 process, which a shared machine disturbs less than the wall clock, and wall
@@ -52,12 +53,18 @@ def ending(rng: random.Random) -> chess.Board:
 
 
 def blocked(rng: random.Random) -> chess.Board:
-    """A locked pawn structure: a white pawn and a black pawn in front of it
-    on 3 to 8 files, the kings and up to two bishops on free squares."""
+    """A locked pawn structure: a white pawn and a black pawn in front of it,
+    either on every other file at one rank (a wall no king can cross: the
+    files between are attacked) or on 3 to 8 random files at random ranks;
+    the kings and up to two bishops on free squares."""
     while True:
         b = chess.Board(None)
-        for f in rng.sample(range(8), rng.randint(3, 8)):
-            r = rng.randint(1, 5)
+        if rng.random() < 0.5:
+            r, first = rng.randint(1, 5), rng.randint(0, 1)
+            pairs = [(f, r) for f in range(first, 8, 2)]
+        else:
+            pairs = [(f, rng.randint(1, 5)) for f in rng.sample(range(8), rng.randint(3, 8))]
+        for f, r in pairs:
             b.set_piece_at(chess.square(f, r), chess.Piece(chess.PAWN, chess.WHITE))
             b.set_piece_at(chess.square(f, r + 1), chess.Piece(chess.PAWN, chess.BLACK))
         _place(rng, b, chess.Piece(chess.KING, chess.WHITE))

@@ -58,8 +58,8 @@ def test_a_knight_mates_against_a_bishop_that_blocks():
 
 def test_a_knight_cannot_mate_a_queen_and_king():
     """CH-2 (6.9): python-chess's material rule, and CHA's: a lone knight
-    against a king and queen has no blocker it can mate behind (a queen next
-    to the king always covers the knight's check squares or takes it)."""
+    against a king and queen (no pawn to promote to a blocker) is counted as
+    no mating material, before any search."""
     v = unwinnable.analyse(chess.Board("8/8/8/4k3/8/8/8/1q2K1N1 w - - 0 1"), W)
     assert v.result == "unwinnable" and "material" in v.reason
 
@@ -218,9 +218,7 @@ def test_the_flag_is_ruled_not_left_to_the_arbiter():
     assert out.winner is None and out.termination is Termination.NO_MATING_MATERIAL
 
 
-def test_series_found_on_generated_positions_are_mates():
-    """Every winnable verdict's series replays to a mate (or the lone king),
-    on random endings (the benchmark's generator, another seed)."""
+def _bench():
     import importlib.util
     import os
 
@@ -229,6 +227,31 @@ def test_series_found_on_generated_positions_are_mates():
     assert spec and spec.loader
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_a_blockade_proof_is_never_contradicted_by_a_mate_found():
+    """The static proof (5.2.2) against the search: on generated locked
+    structures it proves, the helpmate search alone, given a bound, finds no
+    mate (a mate found would be a legal series: the proof would be wrong)."""
+    bench = _bench()
+    rng = random.Random(5)
+    proved = 0
+    for _ in range(60):
+        b = bench.blocked(rng)
+        for color in (W, B):
+            if blockade.unwinnable(b, color) is None:
+                continue
+            proved += 1
+            search = unwinnable._Search(color, 150, lone_ok=False)
+            assert search.run(b) is not True, (b.fen(), color, search.line)
+    assert proved >= 10
+
+
+def test_series_found_on_generated_positions_are_mates():
+    """Every winnable verdict's series replays to a mate (or the lone king),
+    on random endings (the benchmark's generator, another seed)."""
+    bench = _bench()
     rng = random.Random(7)
     seen = 0
     for _ in range(25):
