@@ -30,6 +30,11 @@ It follows the published method of Ambrona's Chess Unwinnability Analyzer
    side is left with a lone king against material that can mate. If a pass
    ends without reaching its depth anywhere, every reachable position was
    seen and none is a mate: ``unwinnable``.
+5. With the rest of the bound, a best-first helpmate search toward the same
+   mating corner (``_Goal``: the corner's colour chosen for the blockers,
+   a rook's pawn shutting the square in front of its king), each position
+   once; a move that may give check is tried for a mate at once. If every
+   reachable position is taken and none is a mate: ``unwinnable``.
 
 What the search cannot settle within ``nodes`` positions is ``undecided``,
 and the arbiter rules (docs/chess.md). The searches ignore the 50- and
