@@ -86,30 +86,45 @@ def _pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p * len(xs)))]
 
 
+def _line(name: str, xs: list[float]) -> str:
+    return "%s: p50 %.2f ms, p99 %.1f ms, max %.0f ms, mean %.2f ms" % (
+        name,
+        _pct(xs, 0.5),
+        _pct(xs, 0.99),
+        max(xs),
+        statistics.mean(xs),
+    )
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
     boards = positions(n)
-    cpu, wall, counts = [], [], {}
-    undecided = []
-    for b in boards:
+    cpu: dict[str, list[float]] = {"ending": [], "blocked": []}
+    wall: list[float] = []
+    counts: dict[str, int] = {}
+    undecided = {"ending": 0, "blocked": 0}
+    shown = []
+    for i, b in enumerate(boards):
+        kind = "ending" if i % 2 == 0 else "blocked"
         color = not b.turn  # the side whose flag did not fall
         w0, c0 = time.perf_counter_ns(), time.process_time_ns()
         v = unwinnable.analyse(b, color)
-        cpu.append((time.process_time_ns() - c0) / 1e6)
+        cpu[kind].append((time.process_time_ns() - c0) / 1e6)
         wall.append((time.perf_counter_ns() - w0) / 1e6)
         counts[v.result] = counts.get(v.result, 0) + 1
         if v.result == unwinnable.UNDECIDED:
-            undecided.append(b.fen())
+            undecided[kind] += 1
+            shown.append(b.fen())
     print("unwinnable.analyse over %d positions (%d random endings, %d blocked structures)"
-          % (n, (n + 1) // 2, n // 2))  # fmt: skip
-    for name, xs in (("cpu", cpu), ("wall", wall)):
-        print("  %s: p50 %.2f ms, p99 %.1f ms, max %.0f ms, mean %.2f ms"
-              % (name, _pct(xs, 0.5), _pct(xs, 0.99), max(xs), statistics.mean(xs)))  # fmt: skip
-    print(
-        "  winnable %d, unwinnable %d, undecided %d"
-        % (counts.get("winnable", 0), counts.get("unwinnable", 0), counts.get("undecided", 0))
-    )
-    for fen in undecided[: int(os.environ.get("SHOW", "10"))]:
+          % (n, len(cpu["ending"]), len(cpu["blocked"])))  # fmt: skip
+    print("  " + _line("cpu, all", cpu["ending"] + cpu["blocked"]))
+    print("  " + _line("cpu, random endings", cpu["ending"]))
+    print("  " + _line("cpu, blocked structures", cpu["blocked"]))
+    print("  " + _line("wall, all", wall))
+    print("  winnable %d, unwinnable %d, undecided %d (%d endings, %d blocked)" % (
+        counts.get("winnable", 0), counts.get("unwinnable", 0), counts.get("undecided", 0),
+        undecided["ending"], undecided["blocked"]))  # fmt: skip
+    for fen in shown[: int(os.environ.get("SHOW", "10"))]:
         print("  undecided: %s" % fen)
 
 
