@@ -255,6 +255,7 @@ class _Search:
         goal = _Goal(root, color)
         # node: (board, parent index, move); the heap holds unexpanded children
         boards: list[tuple[chess.Board | None, int, chess.Move | None]] = [(root, -1, None)]
+        goals = [goal]  # a capture or a promotion sets a new goal for what follows
         seen = {_key(root)}
         heap: list[tuple[int, int, int, chess.Move | None]] = [(goal.score(root), 0, -1, None)]
         n = 0
@@ -267,6 +268,8 @@ class _Search:
             else:
                 pb = boards[parent][0]
                 assert pb is not None
+                goal = goals[parent]
+                fresh = move.promotion or pb.is_capture(move)
                 b = pb.copy(stack=False)
                 b.push(move)
                 k = _key(b)
@@ -275,6 +278,8 @@ class _Search:
                 seen.add(k)
                 index = len(boards)
                 boards.append((b, parent, move))
+                goals.append(_Goal(b, color) if fresh else goal)
+                goal = goals[index]
             self.nodes += 1
             if b.has_insufficient_material(color):
                 continue
@@ -380,6 +385,8 @@ class _Goal:
         # Only king, pawns and bishops: the king goes for the other pawns.
         self.raid = not self.helped and not minors & (b.queens | b.rooks | b.knights)
         self.targets = other & b.pawns
+        own_pawns = own & b.pawns
+        self.prey = own_pawns & ~blockade.pawn_attacks(own_pawns, color)
 
     @staticmethod
     def _front_pawn(b: chess.Board, color: bool, corner: int) -> bool:
@@ -402,6 +409,8 @@ class _Goal:
                 return 0 if chess.BB_DIAG_MASKS[c] & chess.BB_SQUARES[sq] else 1
             return 0
         if pt == chess.KING:
+            if self.raid and self.prey:  # the wall broken by either king
+                return min(_DIST[sq][t] for t in chess.scan_forward(self.prey))
             return 4 * _DIST[sq][c]
         if not self.helped:
             return 12  # to be taken
@@ -434,7 +443,7 @@ class _Goal:
         victim = b.piece_type_at(m.to_square)
         if victim is not None:
             d -= self.term(not mover, victim, m.to_square)
-            if mover != self.color:
+            if mover != self.color and not (self.raid and victim == chess.PAWN):
                 d += 20  # the winner's material lost
         return d
 
