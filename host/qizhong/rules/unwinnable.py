@@ -341,7 +341,10 @@ class _Goal:
     squares off, the winning knights and pawns coming, and, when the winner
     cannot mate without the loser's help (a lone knight, bishops of one
     colour), the loser's pieces blocking beside their king and its pawns
-    going to promote; else the loser's pieces are there to be taken."""
+    going to promote; else the loser's pieces are there to be taken. With
+    only kings, pawns and bishops on the board, each king goes for the other
+    side's unguarded pawns instead (a locked wall is broken by a capture).
+    The search sets a new goal after each capture or promotion."""
 
     def __init__(self, b: chess.Board, color: bool) -> None:
         self.color = color
