@@ -289,7 +289,11 @@ class _Search:
                 return True
             winner = b.turn == color
             lk = b.king(not color)
-            for m in b.generate_legal_moves():
+            moves = list(b.generate_legal_moves())
+            if not moves and not winner and b.is_check():  # a mate _may_check let by
+                self.line = _path(boards, index)
+                return True
+            for m in moves:
                 if winner and lk is not None and _may_check(b, m, lk):
                     b.push(m)
                     mate = b.is_check() and not any(b.generate_legal_moves())
