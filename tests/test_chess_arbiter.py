@@ -168,9 +168,12 @@ def test_the_second_illegal_move_is_a_draw_when_the_opponent_cannot_mate(sim):
         ("4k3/8/8/8/8/8/r7/3BK3 b - - 0 1", None),  # a lone bishop cannot mate
         ("4k3/8/8/8/8/8/8/3QK3 b - - 0 1", WHITE),  # a queen against a lone king
         # A knight can mate helped by the rook, a pawn can queen and mate: the
-        # bounded search finds neither series, so the arbiter rules (#26).
-        ("4k3/8/8/8/8/8/r7/3NK3 b - - 0 1", "arbiter"),
-        ("4k3/8/8/8/8/8/r3P3/4K3 b - - 0 1", "arbiter"),
+        # search finds both series (#31; before, the arbiter ruled, #26).
+        ("4k3/8/8/8/8/8/r7/3NK3 b - - 0 1", WHITE),
+        ("4k3/8/8/8/8/8/r3P3/4K3 b - - 0 1", WHITE),
+        # Three bishops of one colour need Black's knights to shut the light
+        # squares by the king: the search finds no such series (#31).
+        ("1B5B/8/7n/6n1/K7/8/3B4/4k3 b - - 0 1", "arbiter"),
     ],
 )
 def test_a_flag_against_a_lone_king_is_a_draw(sim, fen, winner):
@@ -556,11 +559,13 @@ def test_a_dead_blockade_ends_the_game_and_a_flag_in_it_is_a_draw(sim):
 
 
 def test_an_undecided_flag_is_left_to_the_arbiter(sim):
-    """Knight against knight: a helpmate exists, but the bounded search does
-    not find it. The console says so, and the arbiter rules."""
+    """Three dark bishops against two knights: Black mates only with White's
+    knights shutting the light squares beside White's king, and the bounded
+    search finds no such series (knight against knight, undecided before
+    #31, is now a mate found). The console says so, and the arbiter rules."""
     from qizhong.rules import unwinnable
 
-    fen = "8/8/8/4k3/8/8/8/1n2K1N1 w - - 0 1"
+    fen = "4K3/3b4/8/k7/6N1/7N/8/1b5b w - - 0 1"
     assert unwinnable.can_mate(chess.Board(fen), chess.BLACK) is None
     _, game = new_game(sim, "1m+0s", fen=fen)
     game.start()

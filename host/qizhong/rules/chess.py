@@ -31,9 +31,10 @@ scoresheet and an arbiter need on top:
 - ``flag_outcome`` is Article 6.9 (CH-2): a flag loses unless the opponent
   cannot mate by *any series of legal moves* from this position. Material
   alone does not decide that (a locked pawn wall the kings can never cross
-  is a draw with pawns on the board): ``qizhong.rules.unwinnable.can_mate``
-  searches, within a bound. What it cannot decide comes back ``decided``
-  False, and the console leaves the ruling to the arbiter.
+  is a draw with pawns on the board): ``qizhong.rules.unwinnable.analyse``
+  decides it (material, a locked-pawn proof, a helpmate search). What it
+  cannot decide comes back ``decided`` False with the search's reason, and
+  the console leaves the ruling to the arbiter.
 - ``time_class`` and ``penalty_ms`` are CH-5 (Appendices A.1 and B.1): the
   class of a time control and the time an opponent gets for an illegal move
   or an incorrect claim (7.5.5 and 9.5.3: two minutes; A.3: one in rapid and
@@ -305,13 +306,15 @@ class Board(chess.Board):
         search). Not decided within its bound: the loss, with ``decided``
         False, for the arbiter to rule."""
         winner = not flagged
-        mate = unwinnable.can_mate(self, winner)
-        if mate is False:
+        verdict = unwinnable.analyse(self, winner)
+        if verdict.can_mate is False:
             return Outcome(Termination.NO_MATING_MATERIAL, None,
-                           "%s's flag fell, but %s cannot mate by any series of legal moves"
-                           % (color_name(flagged), color_name(winner)))  # fmt: skip
-        return Outcome(Termination.TIME_FORFEIT, winner, "%s's flag fell" % color_name(flagged),
-                       decided=mate is True)  # fmt: skip
+                           "%s's flag fell, but %s cannot mate by any series of legal moves (%s)"
+                           % (color_name(flagged), color_name(winner), verdict.reason))  # fmt: skip
+        if verdict.can_mate is None:
+            return Outcome(Termination.TIME_FORFEIT, winner, "%s's flag fell (%s)"
+                           % (color_name(flagged), verdict.reason), decided=False)  # fmt: skip
+        return Outcome(Termination.TIME_FORFEIT, winner, "%s's flag fell" % color_name(flagged))
 
     def claim(self, kind: str, move: chess.Move | None = None) -> Outcome | None:
         """A draw claim by the side to move (9.2, 9.3): the draw, or None if wrong.
