@@ -32,7 +32,7 @@ DERATE = 0.85  # to 3.0 V at this low rate, after ageing and cold
 SMPS_EFF = 0.85  # the Pico's RT6150 at about 100 mA
 VBUS_V = 5.0  # USB
 VSYS_USB_V = 4.7  # VBUS through the Pico's own Schottky diode
-CHARGE_MA = 1000 / 4.7  # MCP73831: I_REG = 1000 V / R_PROG (R14 = 4.7 kOhm)
+CHARGE_MA = 1000 / (4.7 + 0.47)  # MCP73831: I_REG = 1000 V / R_PROG (R14 4.7 kOhm + RT1 at 25 C)
 USB_MA = 500  # what a USB 2.0 port promises
 # MAX98357A at full scale into 4 Ohm from 4.2 V: about 1.8 W out (its datasheet's
 # output power against supply), 85 % efficient. An estimate.
@@ -239,7 +239,8 @@ def render(rows, low_mv, ok_mv):
         "",
         "## On USB",
         "",
-        "- The MCP73831 charges at %.0f mA (`R14`); with the clock running the port gives"
+        "- The MCP73831 charges at %.0f mA (`R14` and the PTC `RT1` against the cell, which"
+        " cuts the charge as the cell heats past 45 C); with the clock running the port gives"
         " %.0f mA, under USB 2.0's %d mA." % (st["charge_ma"], st["usb_ma"], USB_MA),
         "- From the warning to full: about %.0f h (%.0f %% of %d mAh at %.0f mA, and the"
         " constant-voltage tail); from empty, about %.0f h."
