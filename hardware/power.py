@@ -156,6 +156,33 @@ def battery_stresses():
     }
 
 
+# The speech gain cap (#29, firmware/boards/speech.py): the loudest speech the
+# TPS63900 can carry from the cells at their end.
+CELLS_END_V = 2.0  # two alkaline cells at 1.0 V each: where the check (spice.py) takes them
+TPS63900_EFF = 0.85  # at 100-400 mA (SLVSET3D typical efficiency curves): an estimate
+AMP_EFF = 0.85  # MAX98357A: 92 % at 1 W into 8 Ohm (its datasheet), less at speech's levels
+RAIL_BUSY_MA = 20 + 2.4  # the RP2040 awake (power.csv's estimate) and the amplifier's quiescent
+
+
+def speech_gain_cap():
+    """The largest voice gain (/256) whose full-scale speech keeps the TPS63900's
+    input within its switch current at the cells' end voltage: the amplifier's
+    output goes as the gain squared (a full-scale sine from its 3.3 V bridge into
+    8 Ohm, ``battery_stresses``' speaker_w)."""
+    full_w = battery_stresses()["speaker_w"]
+    budget_w = TPS63900_SWITCH_MA / 1000 * CELLS_END_V * TPS63900_EFF
+    busy_w = 3.3 * RAIL_BUSY_MA / 1000
+    g2 = (budget_w - busy_w) * AMP_EFF / full_w
+    return min(256, int(256 * g2**0.5))
+
+
+def speech_input_ma(gain):
+    """The TPS63900's input current (mA) at the cells' end for speech at ``gain``."""
+    out_w = battery_stresses()["speaker_w"] * (gain / 256) ** 2 / AMP_EFF
+    busy_w = 3.3 * RAIL_BUSY_MA / 1000
+    return 1000 * (out_w + busy_w) / (TPS63900_EFF * CELLS_END_V)
+
+
 def lowest_ok_threshold(ma):
     """The lowest LOW_MV (50 mV steps) still leaving REQUIRED_H x MARGIN."""
     mv = 4000
