@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Boot: build the board (the Pico's, or the simulator's), then run the clock.
+"""Boot: build the board that is there (boards/find.py), then run the clock.
 
 #12, docs/security.md: in play the USB port carries the protocol and nothing
 else. Ctrl-C is switched off before anything else runs, and whatever ends the
@@ -22,14 +22,10 @@ if sys.platform != "rp2":  # the unix port runs this file from the repository
 DEFAULT = "xq-rapid"  # what a clock switched on with no settings plays
 
 
-def board(platform):
-    if platform == "rp2":
-        from boards import pico
+def board():
+    from boards import find  # the board that is there: battery, OLED, or the simulator's
 
-        return pico.Board()
-    from boards import sim
-
-    return sim.Board()
+    return find.board()
 
 
 def main(platform=sys.platform):
@@ -44,7 +40,7 @@ def main(platform=sys.platform):
         import asyncio
         import gc
 
-        b = board(platform)  # first: its module compiles on an unfragmented heap
+        b = board()  # first: its module compiles on an unfragmented heap
         gc.collect()  # the compiler's leftovers go before the next module needs a block
         from qizhong import tcspec
 

@@ -8,7 +8,7 @@ Each part draws ``ma`` from its rail for a fraction ``duty`` of the time
 (typical game, and the worst case: a byo-yomi count with a cue every second).
 The 3V3 rail comes from the Pico's buck-boost regulator (``SMPS_EFF``); VSYS
 comes from the cell through a P-FET (a few mV: taken as none). The firmware
-reads the cell itself and warns below ``LOW_MV`` (firmware/boards/pico.py);
+reads the cell itself and warns below ``LOW_MV`` (firmware/boards/oled.py);
 FIDE asks for at least 10 h of running after the warning (``REQUIRED_H``),
 which this checks against the cell's discharge curve with a margin
 (``MARGIN``). ``stresses`` gives the worst case each part must be rated for;
@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CSV = os.path.join(HERE, "power.csv")
 DOC = os.path.join(HERE, "power.md")
-PICO = os.path.join(ROOT, "firmware", "boards", "pico.py")
+PICO = os.path.join(ROOT, "firmware", "boards", "oled.py")  # the OLED board: the Li-ion cell
 
 CELL_MAH = 3500  # Samsung INR18650-35E, hardware/bom.csv
 DERATE = 0.85  # to 3.0 V at this low rate, after ageing and cold
@@ -253,7 +253,7 @@ def render(rows, low_mv, ok_mv):
         "- Cell: 18650 Li-ion, %d mAh (Samsung INR18650-35E), %d %% of it usable:"
         " %d mAh." % (CELL_MAH, DERATE * 100, CELL_MAH * DERATE),
         "- The firmware reads the cell on GP26, warns below `LOW_MV` = %d mV and clears"
-        " above `OK_MV` = %d mV (firmware/boards/pico.py): the warning comes when about"
+        " above `OK_MV` = %d mV (firmware/boards/oled.py): the warning comes when about"
         " %.0f %% of its charge is left, after about %.0f h of the worst case."
         % (low_mv, ok_mv, 100 * left_at(warn_v), w[2] - w[3]),
         "- FIDE asks for at least %d h of running after the warning. The worst case"

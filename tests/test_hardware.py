@@ -418,9 +418,9 @@ def test_each_glass_meets_its_driver_line_for_line(sheets):
 
 
 def test_the_battery_board_follows_the_firmwares_pins_and_addresses(sheets):
-    """GP10-GP13 as firmware/boards/pico.py has them, and the two PCF85176 at
+    """GP10-GP13 as firmware/boards/battery.py has them, and the two PCF85176 at
     0x38 and 0x39 by SA0 (GLASS_ADDR): the firmware and the netlist agree."""
-    with open(os.path.join(ROOT, "firmware", "boards", "pico.py"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "firmware", "boards", "battery.py"), encoding="utf-8") as f:
         fw = f.read()
 
     def const(name):

@@ -19,7 +19,9 @@ import pytest
 from conftest import ROOT
 
 PINS_PY = os.path.join(ROOT, "firmware", "boards", "pins.py")
-PICO_PY = os.path.join(ROOT, "firmware", "boards", "pico.py")
+BOARDS = os.path.join(ROOT, "firmware", "boards")
+PICO_PY = os.path.join(BOARDS, "pico.py")
+PICO_BOARDS = [os.path.join(BOARDS, m) for m in ("pico.py", "oled.py", "battery.py", "find.py")]
 CHECK = os.path.join(ROOT, "tests", "mp", "pico_check.py")
 GUIDE = os.path.join(ROOT, "docs", "hardware-build.md")
 
@@ -74,10 +76,12 @@ def test_generated_names_and_numbers(rows):
 
 
 def test_every_signal_the_board_uses_is_mapped(rows):
-    with open(PICO_PY, encoding="utf-8") as f:
-        used = set(re.findall(r"\bpins\.([A-Z][A-Z0-9_]*)", f.read()))
+    used = set()
+    for path in PICO_BOARDS:  # the shared part and both boards
+        with open(path, encoding="utf-8") as f:
+            used |= set(re.findall(r"\bpins\.([A-Z][A-Z0-9_]*)", f.read()))
     defined = _constants(gen_pins.render(rows))
-    assert used, "pico.py reads no pins?"
+    assert used, "the boards read no pins?"
     assert used <= set(defined), sorted(used - set(defined))
     # And nothing wired is forgotten by the board (the ADC channel stands for GP29).
     unused = {k for k in defined if k not in used and k + "_ADC" not in used}

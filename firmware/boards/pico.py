@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Raspberry Pi Pico board: the firmware on the real clock.
+"""The Raspberry Pi Pico boards' shared part: the firmware on the real clock.
 
-Pins come from ``pins.py``, generated from hardware/pinout.csv. The interface
-is the one ``boards/__init__.py`` describes and ``sim.py`` implements.
+``Pico`` is what both boards share; ``oled.Board`` (two SSD1309 panels, a
+Li-ion cell) and ``battery.Board`` (two segment glasses, two AA cells, soft
+power) are the boards, each in its own module, and ``find.board()`` builds the
+one that is there. Pins come from ``pins.py``, generated from
+hardware/pinout.csv. The interface is the one ``boards/__init__.py``
+describes and ``sim.py`` implements.
 
 Levers (the only input whose instant is charged)
     Each lever has a PIO state machine (``lever_pio``, on PIO1) that waits for
@@ -71,34 +75,33 @@ Voice
     first chunk. It goes off ``AMP_HOLD_MS`` after the last chunk, once the
     ring has played out, and the I2S is deinitialised with it (#22: rp2's
     I2S DMA otherwise raises its interrupt about 250 times a second on
-    silence, each one waking the loop). The next cue initialises it again,
-    which takes the 4 KB ring from the heap (freed at ``deinit``): the only
-    allocation of the voice path, once per burst of cues. (The alternative,
+    silence, each one waking the loop; #33: and each one ending a
+    lightsleep). So no I2S runs at boot either: the first cue builds it, and
+    each cue after a silence initialises it again, which takes the 4 KB ring
+    from the heap (freed at ``deinit``): the only allocation of the voice
+    path, once per burst of cues. (The alternative,
     an asyncio.StreamWriter on the I2S, slices and joins bytes in ``write``,
     allocating for every chunk.)
 
 Displays
-    Two SSD1309 panels, at 0x3C on I2C0 and I2C1, driven by ssd1306.py. The
-    framebuffers are the drivers' own prefixed buffers, so a frame is one
-    ``writeto`` and nothing is allocated. The I2C time-out is set from the
+    Each board's own (oled.py: two SSD1309 panels; battery.py: two PCF85176
+    glasses). The framebuffers are the drivers' own prefixed buffers, so a
+    frame is one ``writeto`` and nothing is allocated. The I2C time-out is set from the
     frame and the bus rate (``i2c_timeout_us``: rp2's default, 50 ms, timed
     out at 100 kHz). A rate too slow for both frames within the refresh period
     is refused by ``make firmware``; if one reaches the board anyway it runs
     its displays at 400 kHz and says why in ``i2c_refused`` (boards/i2crate.py).
-    At 400 kHz a frame takes about 23 ms, so ``show`` skips a frame identical
-    to the last one it sent and otherwise sends only the span of 128-byte
-    pages that changed (#22: after a press the other display's status row is
-    one page, about 3 ms), re-sending the whole frame every ``RESEND_MS``. A
-    display that fails is retried every ``RETRY_MS`` and does not stop the
-    clock.
+    ``show`` skips a frame identical to the last one it sent, and re-sends
+    the whole frame every ``RESEND_MS``. A display that fails is retried
+    every ``RETRY_MS`` and does not stop the clock.
 
 Battery
     GP26 (ADC0) reads the cell through a 100k/100k divider, after the power
     switch and before the P-FET into VSYS, so a cue's sag on VSYS does not
     trip the warning (hardware/schematic.py); GP29 (ADC3) reads VSYS/3, which
     stands above the cell while USB powers the clock. The average of 8
-    readings is taken every ``BATTERY_MS``. ``low_battery`` sets below
-    ``LOW_MV`` and clears above ``OK_MV``.
+    readings is taken every ``CELLS_MS``. ``low_battery`` sets below
+    ``LOW_MV`` and clears above ``OK_MV`` (each board's figures).
 
 Serial
     USB CDC through usb.Serial, shared with sim.py: the framed protocol of
@@ -127,9 +130,8 @@ import io
 import select
 import sys
 from os import urandom
-from time import sleep_ms, ticks_add, ticks_diff, ticks_ms
+from time import ticks_add, ticks_diff, ticks_ms
 
-import framebuf
 import machine
 import micropython
 from machine import ADC, I2C, I2S, PWM, Pin, disable_irq, enable_irq, unique_id
@@ -142,7 +144,6 @@ from qizhong.monotonic import Monotonic
 
 from . import i2crate, pins
 from .i2crate import FRAME_BITS, REFRESH_MS, frame_us  # noqa: F401 - the board's figures
-from .ssd1306 import SSD1306
 from .usb import Serial
 
 BOUNCE_MS = Lever.BOUNCE_MS  # 20: the lever rule, applied in the IRQ
@@ -154,8 +155,6 @@ TILT_MS = const(50)
 IDLE_MS = const(1000)
 
 I2C_HZ = const(400_000)  # tools/build_firmware.py refuses a rate i2crate.check refuses
-OLED_ADDR = const(0x3C)  # both panels; one per bus
-GLASS_ADDR = const(0x38)  # the battery board's PCF85176s: 0x38 and 0x39, both on I2C0
 RESEND_MS = const(5000)
 RETRY_MS = const(3000)
 
@@ -170,22 +169,14 @@ CUES = const(4)  # cue queue (3 waiting)
 AMP_HOLD_MS = const(400)
 
 WDT_MS = const(5000)  # a loop pass takes at most IDLE_MS plus a flash erase (0.4 s)
+# rp2's watchdog counts on through lightsleep (MicroPython #17228): no sleep step
+# is longer than this, and each wake feeds it. The second left covers a flash
+# erase (0.4 s worst case) and the wake's own work.
+WDT_STEP_MS = const(WDT_MS - 1000)
 MAINT_MS = const(600_000)  # after Ctrl-C, the REPL keeps the watchdog fed this long
 STATE_DIR = "/state"  # the journal's folder
 
-BATTERY_MS = const(2000)
-BATTERY_ON_CELLS_MS = const(60_000)  # the battery board reads its cells once a minute (#22)
 VBUS_SENSE = const(24)  # the Pico's VBUS detect: high while USB powers the clock
-# The battery board's own pins (hardware/battery-board.md) and figures.
-PWR_HOLD = const(10)  # high holds the TPS63900 on; low: the clock switches itself off
-AMP_PWR = const(11)  # the amplifier's load switch
-BAT_MEAS = const(13)  # switches the cells' divider on for a reading
-MEAS_SETTLE_MS = const(300)  # the divider's 1 MOhm / 100 nF settles (5 time constants)
-OFF_MS = const(30 * 60_000)  # no host, not running, no input this long: off (the journal keeps it)
-CELLS_LOW_MV = const(2200)  # two alkaline cells near their end (1.1 V each; estimate)
-CELLS_OK_MV = const(2400)
-LOW_MV = const(3850)  # the cell's own volts: 15 h left in the worst case (hardware/power.md)
-OK_MV = const(4000)
 ADC_MV = const(2 * 3300)  # cell = 2 x ADC (a 100k/100k divider on GP26), full scale 3.3 V
 VSYS_MV = const(3 * 3300)  # VSYS = 3 x ADC (the Pico's own divider on GP29)
 
@@ -255,30 +246,32 @@ def scale(buf, n, gain):
         buf[i + 1] = (v >> 8) & 0xFF
 
 
-class Board:
-    NAME = "pico"
+class Pico:
+    """What both Pico boards share; ``oled.Board`` and ``battery.Board`` add
+    their displays, their cells and their power. The class attributes below
+    are the board's figures, each set by the board's own class."""
 
-    def __init__(self, voice_dir=VOICE_DIR, i2c_hz=I2C_HZ, battery=False):
+    NAME = "pico"
+    tenths = True  # the faces show tenths under 20 s (App.next_redraw)
+    CELLS_MS = 0  # the cells are read this often
+    TILT_UPRIGHT = 0  # the tilt pin while the clock stands
+    WARN_MV = 0  # low_battery sets below this, clears above CLEAR_MV
+    CLEAR_MV = 0
+    LEVER_PULL_UP = True  # False: the board's own pull-ups alone
+    LEVER_WAKES = False  # True: the levers' pin interrupts wake the loop too (lightsleep)
+    _oled: tuple  # the two displays' drivers (a glass or a panel each), set by _displays
+    fb_buf: tuple  # what the app draws into, one per display
+    fb: tuple
+
+    def __init__(self, voice_dir=VOICE_DIR, i2c_hz=I2C_HZ):
+        self._power_on()  # first: the battery board holds its supply
         self._app = None
         self.left_side = 0
         self.low_battery = False
         self.live_display = True
-        # #22: the battery board (docs/power.md): segment glasses on PCF85176
-        # drivers, no tenths, its cells read every BATTERY_ON_CELLS_MS, and its
-        # loop in machine.lightsleep while no USB host is there.
-        self.battery = battery
-        self.tenths = not battery  # the OLED board shows tenths under 20 s (App.next_redraw)
-        self._cells_ms = BATTERY_ON_CELLS_MS if battery else BATTERY_MS
-        self._tilt_upright = 1 if battery else 0  # TILT_UPRIGHT: the pin while the clock stands
-        self._low_mv = CELLS_LOW_MV if battery else LOW_MV
-        self._ok_mv = CELLS_OK_MV if battery else OK_MV
         self.off = False  # the battery board let go of its supply (soft power off)
         self._quiet_ms = 0  # the last instant of an input or a running clock
         self._meas_at = -1  # battery board: when the switched divider has settled
-        if battery:
-            self._hold = Pin(PWR_HOLD, Pin.OUT, value=1)  # first: the key's press is brief
-            self._amp_pwr = Pin(AMP_PWR, Pin.OUT, value=0)
-            self._meas = Pin(BAT_MEAS, Pin.OUT, value=0)
         self.lightsleeps = 0  # how often the loop slept in lightsleep
         self.stopped = False
         self.in_arg = 0
@@ -301,9 +294,7 @@ class Board:
         self._stdin_on = True
 
         # Levers: IRQ state and the edge ring (the IRQ writes _w, the loop _r).
-        # The battery board's 1 MOhm pull-ups alone: the internal ~50 kOhm would draw
-        # ~66 uA all game through the held lever (hardware/battery-board.md).
-        pull = None if battery else Pin.PULL_UP
+        pull = Pin.PULL_UP if self.LEVER_PULL_UP else None
         self._levers = (
             Pin(pins.LEVER_LEFT, Pin.IN, pull),  # type: ignore[arg-type]  # None: no pull
             Pin(pins.LEVER_RIGHT, Pin.IN, pull),  # type: ignore[arg-type]
@@ -341,7 +332,7 @@ class Board:
         self._wake_cb = self._irq_wake
         for p in self._polled:
             p.irq(self._wake_cb, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
-        if battery:  # the pin's own interrupt wakes a lightsleep; the PIO still stamps
+        if self.LEVER_WAKES:  # the pin's own interrupt wakes a lightsleep; the PIO still stamps
             for p in self._levers:
                 p.irq(self._wake_cb, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
         self._level = [self._polled[j].value() for j in range(_TILT + 1)]
@@ -359,37 +350,11 @@ class Board:
             I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=hz, timeout=timeout),
             I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=hz, timeout=timeout),
         )
-        if battery:
-            from qizhong import segface
-
-            from .pcf85176 import PCF85176
-
-            # both glasses on I2C0, by SA0 (hardware/battery-board.md)
-            self._oled: tuple = (PCF85176(buses[0], GLASS_ADDR), PCF85176(buses[0], GLASS_ADDR + 1))
-            self.fb_buf: tuple = (self._oled[0].ram, self._oled[1].ram)
-            ram = self.fb_buf
-            self.fb: tuple = (segface.SegText(ram[0], 0), segface.SegText(ram[1], 1))
-            self.faces = (segface.SegFace(self.fb_buf[0]), segface.SegFace(self.fb_buf[1]))
-            self._vbus = Pin(VBUS_SENSE, Pin.IN)  # high while a USB host powers the port
-        else:
-            self._oled = (
-                SSD1306(buses[0], OLED_ADDR, True),
-                SSD1306(buses[1], OLED_ADDR, True),
-            )
-            self.fb_buf = (self._oled[0].pixels, self._oled[1].pixels)
-            self.fb = tuple(
-                framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB) for b in self.fb_buf
-            )
+        self._displays(buses)  # _oled, fb_buf, fb
         self._sent = (bytearray(len(self._oled[0].buf)), bytearray(len(self._oled[1].buf)))
         self._sent_ms = [-RESEND_MS, -RESEND_MS]
         self._oled_ok = [False, False]
         self._retry_ms = [0, 0]
-        if not battery:
-            # Both panels' RES on one pin, held low (R26) until now: a brown-out that
-            # resets the Pico resets the panels too.
-            self._res = Pin(pins.OLED_RES, Pin.OUT, value=0)
-            sleep_ms(1)  # SSD1309: RES low at least 3 us
-            self._res.value(1)
         for i in (0, 1):
             self._start_oled(i)
 
@@ -400,8 +365,8 @@ class Board:
         self._voice_dir = voice_dir
         self._amp = Pin(pins.AMP_SD, Pin.OUT, value=0)
         self._i2s_pins = (Pin(pins.I2S_BCLK), Pin(pins.I2S_LRCLK), Pin(pins.I2S_DIN))
-        self._i2s = I2S(0, **self._i2s_config())
-        self._i2s_on = True
+        self._i2s: I2S | None = None  # built for the first cue: none runs while silent (#33)
+        self._i2s_on = False
         self._abuf = bytearray(CHUNK)
         self._ibuf = bytearray(CHUNK // 4)  # IMA ADPCM: 4 bits a sample
         self._dec = adpcm.Decoder()
@@ -422,7 +387,6 @@ class Board:
         self.cues_missing = 0
         self._kick_cb = self._kick
         self._amp_off_cb = self._amp_off
-        self._i2s.irq(self._i2s_done)
         self._swap(0)  # the bank of the language in use
 
         # Battery.
@@ -430,11 +394,7 @@ class Board:
         self._vsys = ADC(pins.VSYS_SENSE_ADC)
         self.vsys_mv = 0  # above the cell by the Pico's diode drop: USB powers the clock
         self._battery_ms = 0
-        if battery:  # the divider switched on; the first reading once it has settled
-            self._meas.value(1)
-            self._meas_at = MEAS_SETTLE_MS
-        else:
-            self._battery()
+        self._cells_start()
 
         self._gain = 256  # voice volume, /256
         self._serial = Serial()
@@ -486,21 +446,13 @@ class Board:
         is allocation-free), so the loop runs as a coroutine and allocates
         nothing here (#17)."""
         now = self.now()
-        b = self._battery_ms + self._cells_ms
+        b = self._battery_ms + self.CELLS_MS
         if self._meas_at >= 0:
             b = self._meas_at
-        limit = deadline if deadline >= 0 else b if self.battery else now + IDLE_MS
+        limit = deadline if deadline >= 0 else self._idle(now, b)
         if b < limit:
             limit = b
-        if self.battery:  # soft power: off after OFF_MS quiet with no host
-            app = self._app
-            if self._r != self._w or self._n or app is None or app.clock.state == A.C.RUNNING:
-                self._quiet_ms = now
-            off = self._quiet_ms + OFF_MS
-            if now >= off and not self._vbus.value():
-                self.power_off()
-            elif off < limit:
-                limit = off
+        limit = self._power_limit(now, limit)
         while True:
             self._flag.state = 0  # cleared before looking: an edge from here on wakes the poll
             self._poll(now)
@@ -520,43 +472,57 @@ class Board:
                 self._sleep.modify(sys.stdin, 0 if blocked else select.POLLIN)
             if blocked and dt > Serial.RETRY_MS:
                 dt = Serial.RETRY_MS
+            wdt = self._wdt
+            if wdt is not None and dt > WDT_STEP_MS:
+                dt = WDT_STEP_MS
             if self._deep(dt):
                 self.lightsleeps += 1
                 machine.lightsleep(dt)  # a lever edge, a key or the timer wakes it (docs/power.md)
             else:
                 for _ in self._sleep.ipoll(dt):
                     break
+            if wdt is not None:
+                wdt.feed()  # the loop is alive: it slept as it meant to
             now = self.now()
         return asyncio.sleep_ms(0)
 
-    def power_off(self):
-        """The battery board switches itself off: the journal committed, the
-        glasses blanked, then PWR_HOLD let go, and the supply with it (a key
-        switches it on again; the journal brings the game back, paused).
-        With USB the supply stays on whatever this does."""
-        if self._app is not None:
-            self._app.commit()
-        for g in self._oled:
-            try:
-                g.power(False)
-            except OSError:
-                pass
-        self.off = True
-        self._hold.value(0)
+    # -- what each board does its own way (oled.Board, battery.Board) ------------
+
+    def _power_on(self):
+        """First thing at boot: take hold of the supply (the battery board)."""
+
+    def _displays(self, buses):
+        """Build the two displays on ``buses`` (I2C0, I2C1): ``_oled``, ``fb_buf``, ``fb``."""
+        raise NotImplementedError
+
+    def _cells_start(self):
+        """At boot: the first reading of the cells (or its start)."""
+        self._battery()
+
+    def _cells_poll(self, now):
+        """Each pass: read the cells every CELLS_MS."""
+        if now - self._battery_ms >= self.CELLS_MS:
+            self._battery_ms = now
+            self._battery()
+
+    def _idle(self, now, cells):
+        """The loop's deadline when the app has none (``cells``: the next reading)."""
+        return now + IDLE_MS
+
+    def _power_limit(self, now, limit):
+        """The deadline, moved sooner by the board's own power needs."""
+        return limit
 
     def _deep(self, dt):
-        """The battery board sleeps in machine.lightsleep, not in WFE, when no
-        USB host is there (its bytes could not wake it), nothing plays (the
-        I2S needs its clocks), nothing settles (keys, tilt, a bounce window:
-        polled every POLL_MS) and the sleep is worth a clock restart."""
-        return (
-            self.battery
-            and dt > POLL_MS
-            and not self._playing
-            and not self._amp_off_due
-            and not self._vbus.value()
-            and not self._settling()
-        )
+        """True: sleep ``dt`` in machine.lightsleep, not in WFE."""
+        return False
+
+    def _amp_power(self, on):
+        """The amplifier's own supply, where it has one."""
+
+    def _send(self, i, oled, sent, whole):
+        """Send display ``i``'s frame (``whole``: all of it)."""
+        oled.show()
 
     def _settling(self):
         """True while something needs polling: a key or the tilt switch
@@ -713,20 +679,9 @@ class Board:
                 self._push(A.IN_KEY, KEYS[j][1], now)
         # OLED board: the switch opens when the clock falls (pin high); battery
         # board: it closes (pin low), so it draws nothing while the clock stands.
-        if self._settle(_TILT, now, TILT_MS) and self._level[_TILT] != self._tilt_upright:
+        if self._settle(_TILT, now, TILT_MS) and self._level[_TILT] != self.TILT_UPRIGHT:
             self._push(A.IN_TILT, 0, now)
-        if self._meas_at >= 0:
-            if now >= self._meas_at:  # the divider has settled: read, and switch it off
-                self._meas_at = -1
-                self._battery()
-                self._meas.value(0)
-        elif now - self._battery_ms >= self._cells_ms:
-            self._battery_ms = now
-            if self.battery:  # switch the divider on; read once it has settled
-                self._meas.value(1)
-                self._meas_at = now + MEAS_SETTLE_MS
-            else:
-                self._battery()
+        self._cells_poll(now)
         if self._amp_off_due and ticks_diff(self._ticks(), self._amp_raw) >= AMP_HOLD_MS:
             self._schedule(self._amp_off_cb)
 
@@ -755,9 +710,9 @@ class Board:
         self.battery_mv = mv
         self.vsys_mv = self._vsys.read_u16() * VSYS_MV // 65535
         low = self.low_battery
-        if mv < self._low_mv:
+        if mv < self.WARN_MV:
             low = True
-        elif mv > self._ok_mv:
+        elif mv > self.CLEAR_MV:
             low = False
         if low != self.low_battery:
             self.low_battery = low
@@ -790,11 +745,7 @@ class Board:
         if oled.buf == sent and not whole:
             return
         try:
-            if whole or self.battery:  # a glass is 24 bytes: always whole
-                oled.show()
-            else:  # #22: only the pages that changed
-                oled.changed(sent)
-                oled.show_pages(oled.first, oled.last)
+            self._send(i, oled, sent, whole)
         except OSError:
             self._oled_ok[i] = False
             self._retry_ms[i] = now + RETRY_MS
@@ -867,10 +818,9 @@ class Board:
     def _amp_off(self, _):
         if self._amp_off_due and not self._playing:
             self._amp.value(0)
-            if self.battery:
-                self._amp_pwr.value(0)  # the load switch: the amplifier draws nothing
-            if self._i2s_on:  # #22: the ring has played out; no DMA interrupt while silent
-                self._i2s.deinit()
+            self._amp_power(False)
+            if self._i2s_on and self._i2s is not None:  # #22: the ring has played out
+                self._i2s.deinit()  # no DMA interrupt while silent
                 self._i2s_on = False
         self._amp_off_due = False
 
@@ -881,7 +831,7 @@ class Board:
                 if not self._left:
                     if self._pad:
                         self._pad = False
-                        self._i2s.write(self._zeros)
+                        self._i2s.write(self._zeros)  # type: ignore[union-attr]  # playing: built
                         return
                     if not self._open_next():
                         self._playing = False
@@ -902,7 +852,7 @@ class Board:
                     buf[i] = 0
                 if self._gain < 256:
                     scale(buf, m, self._gain)
-                self._i2s.write(buf)
+                self._i2s.write(buf)  # type: ignore[union-attr]  # playing: built
                 if not self._left:
                     self._pad = True
                 return
@@ -929,11 +879,13 @@ class Board:
                 self._playing = True
                 self._amp_off_due = False
                 if not self._i2s_on:  # stopped while silent: its ring comes back (4 KB)
-                    self._i2s.init(**self._i2s_config())
+                    if self._i2s is None:
+                        self._i2s = I2S(0, **self._i2s_config())
+                    else:
+                        self._i2s.init(**self._i2s_config())
                     self._i2s.irq(self._i2s_done)
                     self._i2s_on = True
-                if self.battery:
-                    self._amp_pwr.value(1)
+                self._amp_power(True)
                 self._amp.value(1)
             return True
         return False

@@ -434,9 +434,9 @@ def check_pico_watchdog():
     from boards import pico
 
     class Half:  # the watchdog part of a Board (the rest needs pins)
-        feed = pico.Board.feed
-        keep_alive = pico.Board.keep_alive
-        _maint_feed = pico.Board._maint_feed
+        feed = pico.Pico.feed
+        keep_alive = pico.Pico.keep_alive
+        _maint_feed = pico.Pico._maint_feed
 
         def __init__(self):
             self._wdt = None

@@ -3,7 +3,7 @@
 
     micropython tests/mp/main_check.py
 
-Fake ``micropython``, ``machine`` and ``boards.pico`` modules go into
+Fake ``micropython``, ``machine`` and ``boards.find`` modules go into
 ``sys.modules`` (this process only; the firmware has no fakes): kbd_intr,
 the key pins, the watchdog, reset and the board are recorded in ``LOG``.
 Checks: Ctrl-C is off before anything else is imported or built; menu and ok
@@ -82,7 +82,7 @@ class FakeMachine:
 
 
 class FakeBoard:
-    """Enough of boards.pico.Board for App: what happens is in MODE."""
+    """Enough of a board for App (boards.find.board() builds it): what happens is in MODE."""
 
     NAME = "pico"
     MODE = ["crash"]  # noqa: RUF012 - the test sets it
@@ -138,13 +138,15 @@ class FakeBoard:
             raise ValueError("a bug in the third pass")
 
 
-class FakePico:
-    Board = FakeBoard
+class FakeFind:
+    @staticmethod
+    def board():
+        return FakeBoard()
 
 
 sys.modules["micropython"] = FakeMicropython
 sys.modules["machine"] = FakeMachine
-sys.modules["boards.pico"] = FakePico
+sys.modules["boards.find"] = FakeFind
 
 passed = 0
 failed = 0

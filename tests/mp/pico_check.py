@@ -103,11 +103,21 @@ def lightsleep(ms=0):
     CLOCK[0] += ms
 
 
+FREQ = [125_000_000]  # clk_sys; machine.freq(f) sets it
+
+
+def freq(f=None):
+    if f is None:
+        return FREQ[0]
+    FREQ[0] = f
+
+
 def reset():
     for d in (PINS, I2CS, PWMS, I2SS, ADCS):
         d.clear()
     FAIL_I2C.clear()
     del SLEEPS[:]
+    FREQ[0] = 125_000_000
     del PENDING[:]
     del RUNS[:]
     MASKED[0] = 0
@@ -364,7 +374,7 @@ install_fake()
 
 import machine  # noqa: E402  # the fake
 import rp2  # noqa: E402  # the fake
-from boards import pico, pins  # noqa: E402
+from boards import battery, oled, pico, pins  # noqa: E402
 
 from qizhong import adpcm, voice  # noqa: E402
 from qizhong import app as A  # noqa: E402
@@ -385,7 +395,8 @@ def make(t0=1000, ticks=fake_ticks, **kw):
     rp2.reset()
     T[0] = t0
     pico.ticks_ms = ticks
-    return pico.Board(VOICE, **kw)
+    cls = battery.Board if kw.pop("battery", False) else oled.Board
+    return cls(VOICE, **kw)
 
 
 LEVER_PINS = (pins.LEVER_LEFT, pins.LEVER_RIGHT)
@@ -457,19 +468,24 @@ def check_pins_configured():
     make(0, battery=True)
     for n in (pins.LEVER_LEFT, pins.LEVER_RIGHT):  # its 1 MOhm pull-ups alone: no 66 uA
         assert machine.PINS[n].pull is None, (n, machine.PINS[n].pull)
-    make()
+    assert machine.FREQ[0] == battery.CPU_HZ == 48_000_000, "#33: the battery board's clock"
+    b = make()
+    assert machine.FREQ[0] == 125_000_000, "the OLED board keeps rp2's clock"
     for n in (pins.KEY_START, pins.KEY_MENU, pins.KEY_PLUS, pins.KEY_MINUS, pins.KEY_OK, pins.TILT):
         p = machine.PINS[n]
         assert p.pull == machine.Pin.PULL_UP, n
         assert p.trigger == both and p.handler, "a key's or the tilt's change wakes the loop"
+    amp = machine.PINS[pins.AMP_SD]
+    assert amp.mode == machine.Pin.OUT and amp.value() == 0, "amplifier starts shut down"
+    assert not machine.I2SS, "#33: no I2S at boot (its DMA would end every lightsleep)"
+    b.say(1, 0)  # the first cue builds it
+    run_scheduled()
     i2s = machine.I2SS[0]
     kw = i2s.kw
     assert kw["sck"].id == pins.I2S_BCLK and kw["ws"].id == pins.I2S_LRCLK, kw
     assert kw["sd"].id == pins.I2S_DIN and kw["mode"] == machine.I2S.TX, kw
     assert (kw["bits"], kw["format"], kw["rate"]) == (16, machine.I2S.MONO, 8000), kw
     assert i2s.handler is not None, "I2S in non-blocking (irq) mode"
-    amp = machine.PINS[pins.AMP_SD]
-    assert amp.mode == machine.Pin.OUT and amp.value() == 0, "amplifier starts shut down"
     pwm = machine.PWMS[pins.BUZZER]
     assert pwm.freq() == pico.BEEP_HZ and pwm.duty_u16() == 0
     assert pins.BAT_SENSE_ADC in machine.ADCS
@@ -707,14 +723,14 @@ def check_the_battery_board_switches_itself_off_when_quiet():
     b._serial._out = open("/dev/null", "wb")
     app = App(b, tcspec.parse("3m"))
     b.start_serial(app)
-    hold = machine.PINS[pico.PWR_HOLD]
+    hold = machine.PINS[battery.PWR_HOLD]
     vbus = machine.PINS[pico.VBUS_SENSE]
     assert hold.value() == 1
     vbus._v = 1  # on USB: never off
     for _ in range(5):
         app.step(b.now())
         b.wait(app.deadline(b.now()))
-    T[0] = pico.OFF_MS + 60_000
+    T[0] = battery.OFF_MS + 60_000
     app.step(b.now())
     b.wait(app.deadline(b.now()))
     assert hold.value() == 1 and not b.off, "on USB"
@@ -728,7 +744,7 @@ def check_the_battery_board_switches_itself_off_when_quiet():
     b.start_serial(app)
     machine.PINS[pico.VBUS_SENSE]._v = 0
     app.on_key(A.KEY_START, 0)
-    while T[0] < pico.OFF_MS + 120_000:
+    while T[0] < battery.OFF_MS + 120_000:
         app.step(b.now())
         b.wait(app.deadline(b.now()))
     assert not b.off, "running"
@@ -825,7 +841,7 @@ def check_missing_display_retried():
     machine.FAIL_I2C.add(1)
     T[0] = 0
     pico.ticks_ms = fake_ticks
-    b = pico.Board(VOICE)  # the clock starts without its right display
+    b = oled.Board(VOICE)  # the clock starts without its right display
     machine.FAIL_I2C.clear()
     i2c1 = machine.I2CS[1]
     at(b, 10)
@@ -858,16 +874,16 @@ def check_battery_hysteresis():
     assert seen == [False, False, True, True, True, False, False, True], seen
     adc.value = pico.battery_raw(3000)
     at(b, 0)
-    b._poll(pico.BATTERY_MS)  # sampled by the loop's poll too
+    b._poll(oled.BATTERY_MS)  # sampled by the loop's poll too
     assert b.low_battery
 
 
 def check_say_streams_pcm():
     b = make()
-    i2s = machine.I2SS[0]
     amp = machine.PINS[pins.AMP_SD]
     b.say(3, 0)  # "3": n3.pcm
     run_scheduled()
+    i2s = machine.I2SS[0]
     assert i2s.writes, "nothing written"
     assert amp.value() == 1, "amplifier on"
     assert i2s.writes[0] == pcm("n3")[:1024]
@@ -881,11 +897,11 @@ def check_say_streams_pcm():
 
 def check_cues_queue_in_order_and_skip_missing():
     b = make()
-    i2s = machine.I2SS[0]
     b.say(voice.MIN1, 0)  # "1分" and "还剩 2 分" are due at one instant
     b.say(voice.LEFT + 11, 0)  # no r11 sample: skipped
     b.say(voice.LEFT + 2, 0)
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     data = b"".join(i2s.writes)
     want = pcm("m1") + bytes(1024) + pcm("r2") + bytes(1024)
@@ -899,11 +915,11 @@ def check_cues_queue_in_order_and_skip_missing():
 
 def check_the_language_switches_between_cues():
     b = make()
-    i2s = machine.I2SS[0]
     b.set_voice("ja")
     run_scheduled()
     b.say(4, 0)  # "よん"
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     assert b"".join(i2s.writes) == pcm("n4", "ja") + bytes(1024)
     assert pcm("n4", "ja") != pcm("n4")
@@ -920,9 +936,9 @@ def check_a_cue_plays_without_allocating():
     import gc
 
     b = make()
-    i2s = machine.I2SS[0]
     b.say(3, 0)  # warm up
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     i2s.record = False
     before = i2s.count
@@ -1279,7 +1295,7 @@ def check_the_battery_board_sleeps_until_its_deadline():
     b.wait(app.deadline(b.now()))  # the first cell reading, once the divider has settled
     app.step(b.now())
     b.wait(app.deadline(b.now()))
-    assert machine.SLEEPS[0] == pico.MEAS_SETTLE_MS and machine.SLEEPS[1] >= 50_000, (
+    assert machine.SLEEPS[0] == battery.MEAS_SETTLE_MS and machine.SLEEPS[1] >= 50_000, (
         machine.SLEEPS  # no IDLE_MS wakes
     )
     app.on_key(A.KEY_START, T[0])
@@ -1376,10 +1392,10 @@ def check_running_loop_allocates_nothing():
 
 def check_voice_volume():
     b = make()
-    i2s = machine.I2SS[0]
     b.set_volume(5)  # gain 64/256: a quarter
     b.say(3, 0)
     run_scheduled()
+    i2s = machine.I2SS[0]
     drain_i2s(i2s)
     data = b"".join(i2s.writes)
     want = pcm("n3")

@@ -7,9 +7,9 @@
 
 The bundle's root is the Pico's root::
 
-    main.py                  kept as source (MicroPython runs /main.py at boot)
+    boot.py, main.py         kept as source (MicroPython runs /boot.py, then /main.py)
     qizhong/*.mpy            the core (firmware/qizhong), mpy-cross -march=armv6m
-    boards/*.mpy             boards/__init__, pico, pins, ssd1306 (not sim: unix only)
+    boards/*.mpy             the boards (not sim: unix only)
     assets/voice/LANG/cues.bin   each language's voice cues (boards/pico.py reads
                              /assets/voice; docs/voice.md), all five languages
 
@@ -38,7 +38,7 @@ ARCH = "armv6m"  # the RP2040's Cortex-M0+
 
 PACKAGES = ("qizhong", "boards")
 HOST_ONLY = {"boards/sim.py", "boards/flashfile.py"}  # the simulated board and its flash file
-SOURCE = ("main.py",)
+SOURCE = ("boot.py", "main.py")  # MicroPython runs /boot.py, then /main.py
 VOICE = os.path.join("assets", "voice")
 
 
@@ -170,7 +170,7 @@ def check_budget(bundle: Bundle) -> list[str]:
 
 
 # The heap probe runs on the unix port with the bundle first on sys.path. A
-# minimal stand-in for `machine` and `rp2` lets boards.pico import and build its Board;
+# minimal stand-in for `machine` and `rp2` lets boards.oled import and build its Board;
 # it is written beside the probe, never into the bundle.
 _FAKE_MACHINE = """
 class Pin:
@@ -216,15 +216,15 @@ base = gc.mem_alloc()
 import micropython
 from qizhong import app, clock, face, lever, monotonic, tcspec, voice
 from qizhong import timecontrol
-import boards.pico
+import boards.pico, boards.oled
 gc.collect()
 imported = gc.mem_alloc() - base
-from boards.pico import Board
+from boards.oled import Board  # the larger heap of the two boards (two 1 KB frames)
 clk = app.App(Board(%(voice)r), tcspec.parse("xq-rapid"))
 gc.collect()
 built = gc.mem_alloc() - base
 print("heap", imported, built, [m for m in sys.modules if m.startswith(("qizhong", "boards"))])
-for name in ("qizhong.app", "boards.pico"):
+for name in ("qizhong.app", "boards.pico", "boards.oled"):
     print("file", name, sys.modules[name].__file__)
 """
 
