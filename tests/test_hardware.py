@@ -427,10 +427,11 @@ def test_the_battery_board_follows_the_firmwares_pins_and_addresses(sheets):
         return int(re.search(r"^%s = const\((\w+)\)" % name, fw, re.M).group(1), 0)
 
     pins = schematic.BATTERY_PINS
-    assert (pins["pwr_hold"], pins["amp_pwr"], pins["bat_meas"]) == (
+    assert (pins["pwr_hold"], pins["amp_pwr"], pins["bat_meas"], pins["key_power"]) == (
         const("PWR_HOLD"),
         const("AMP_PWR"),
         const("BAT_MEAS"),
+        const("KEY_POWER"),
     )
     nets = nets_of(sheets["battery"].netlist())
     for sig, gp in pins.items():

@@ -23,6 +23,7 @@ from micropython import const
 CLOCKS = const(9)  # a byte and its ACK: the most a stuck device can still want
 HALF_US = const(5)  # half a clock at 100 kHz, slow enough for any device
 RESET_AFTER = const(2)  # failed starts in a row before the panel is reset again
+RESET_MS = const(60_000)  # a dead panel costs the other one a blink at most this often
 
 
 def clear(scl, sda, half_us=HALF_US):
@@ -58,16 +59,19 @@ class Watch:
         self.fails = [0] * n
         self.clears = 0  # bus clears done (the service screen, the tests)
         self.resets = 0  # panel re-resets done
+        self._reset_at = -RESET_MS
 
-    def failed(self, i):
-        """A start or frame of panel ``i`` failed (its bus has been cleared): True
-        when it has now failed ``RESET_AFTER`` times in a row, and the count
-        starts again."""
+    def failed(self, i, now):
+        """A start or frame of panel ``i`` failed at ``now`` (ms; its bus has been
+        cleared): True when it has now failed ``RESET_AFTER`` times in a row and
+        no reset came in the last ``RESET_MS``; the count then starts again."""
         self.fails[i] += 1
-        if self.fails[i] >= RESET_AFTER:
-            self.fails[i] = 0
-            return True
-        return False
+        if self.fails[i] < RESET_AFTER or now - self._reset_at < RESET_MS:
+            return False
+        self.fails[i] = 0
+        self._reset_at = now
+        self.resets += 1
+        return True
 
     def ok(self, i):
         self.fails[i] = 0

@@ -121,10 +121,15 @@ def check_watch_resets_after_repeated_failures():
     from boards import i2cbus
 
     w = i2cbus.Watch()
-    got = [w.failed(0) for _ in range(2 * i2cbus.RESET_AFTER)]
-    assert got == ([False] * (i2cbus.RESET_AFTER - 1) + [True]) * 2, got
-    assert not w.failed(1)
+    hold = i2cbus.RESET_MS
+    got = [w.failed(0, t) for t in (0, 10, hold + 20, hold + 30)]
+    assert got == [False, True, False, True], got
+    assert w.resets == 2
+    # failures in a row, but within RESET_MS of the last reset: no reset yet
+    assert not w.failed(1, hold + 40) and not w.failed(1, hold + 50)
+    assert w.failed(1, 2 * hold + 30)
     w.ok(1)
+    w.ok(0)
     assert w.fails == [0, 0]
 
 
