@@ -111,7 +111,8 @@ SWITCH_PARTS = ("Lever microswitch", "Arbiter key", "Tilt switch")
 # The Pico module's own parts (Raspberry Pi Pico datasheet, 4.4 Powerchain and
 # its schematic): D1 VBUS to VSYS (MBR120VLSFT1 Schottky), VSYS/3 by R5 200 kOhm
 # and R6 100 kOhm on GP29, 3V3_EN pulled up to VSYS by 100 kOhm, GP24 reading
-# VBUS through 5.6 kOhm with 10 kOhm to GND.
+# VBUS through 5.6 kOhm with 10 kOhm to GND (as read from the schematic, not
+# from a table: bring-up B10 measures GP24 on USB).
 PICO = {"r5": 200e3, "r6": 100e3, "en_pullup": 100e3, "vbus_r1": 5.6e3, "vbus_r2": 10e3}
 
 TPS_EFF = 0.85  # TPS63900 efficiency at 1-100 mA out (SLVSET3D 6.6, typical curves): an estimate
