@@ -62,6 +62,11 @@ LIMITS = {
     "vin_max": (5.5, "TPS63900 SLVSET3D 6.3: VIN 1.8 V to 5.5 V"),
     # this design's own budgets
     "off_ua": (1.0, "battery-board.md bring-up B2: under 1 uA from the cells when off"),
+    "off_cell_ua": (
+        8.5,
+        "the OLED board switched off: the DW01A's 6 uA and the MCP73831's 2 uA at most"
+        " (their datasheets), and under 0.5 uA for every other path",
+    ),
     "asleep_ua": (
         10.0,
         "1 % of the Pico's own lightsleep floor (990 uA, MicroPython PR #8832): the board's"
@@ -332,7 +337,8 @@ def _dw01a(d, ref, value):
     and OC high (at VCC) while VCC - GND is above the 2.4 V over-discharge
     threshold; its substrate diode from GND to VCC."""
     od, oc, vcc, gnd = (d.pin(ref, n) for n in (1, 3, 5, 6))
-    d.add("R", vcc, gnd, 3.6 / 6e-6)
+    # its 6 uA at most, whatever the cell's volts (saturating above a few tenths of a volt)
+    d.add("B", vcc, gnd, "I = 6e-6 * (1 - exp(-max(V(%s,%s), 0) / 0.3))" % (vcc, gnd))
     d.add("D", gnd, vcc, "CLAMP")
     for out in (od, oc):
         d.add(
@@ -736,6 +742,8 @@ def check_oled(parts, nets, pulls=None):
     ck.at_most(
         "charge current hot / at 25 C (%)", hot, 100 * i_hot / max(i_cold, 1e-9), "charge_hot_pct"
     )
+    off = Case("switched off, cell 4.2 V", cells=4.2)
+    ck.at_most("current from the cell, off (uA)", off, ck.op(off)["I(cells)"] * 1e6, "off_cell_ua")
     rev = Case("cell reversed, 4.2 V", cells=4.2, reversed=True)
     v = ck.op(rev)
     ck.at_most("current from a reversed cell (mA)", rev, abs(v["I(cells)"]) * 1e3, "reversed_ma")
