@@ -664,6 +664,7 @@ def check_battery(parts, nets, pulls=None, sections=SECTIONS):
         key = Case("power key down, cells %.1f V" % volts, cells=volts, closed=True)
         v = ck.op(key)
         ck.at_least("EN on from the power key", key, v["TPS.EN"], "en_on")
+        ck.at_most("EN within VIN + 0.3 V", key, v["TPS.EN"] - v["TPS.VIN"], "en_over_vin")
         on = Case("on, asleep, cells %.1f V" % volts, cells=volts, on=True)
         v = ck.op(on)
         ck.at_least("EN on from pwr_hold", on, v["TPS.EN"], "en_on")

@@ -93,7 +93,9 @@ Displays
     its displays at 400 kHz and says why in ``i2c_refused`` (boards/i2crate.py).
     ``show`` skips a frame identical to the last one it sent, and re-sends
     the whole frame every ``RESEND_MS``. A display that fails is retried
-    every ``RETRY_MS`` and does not stop the clock.
+    every ``RETRY_MS`` and does not stop the clock; each failure first clears
+    its bus (nine clocks and a STOP) and builds it again, and one that keeps
+    failing is reset again (#29, boards/i2cbus.py).
 
 Battery
     GP26 (ADC0) reads the cell through a 100k/100k divider, after the power
