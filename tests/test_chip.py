@@ -8,6 +8,7 @@ machine.Timer ending a sleep at their real rates. Each run is virtual time.
 """
 
 import os
+import re
 import shutil
 
 import pytest
@@ -16,6 +17,8 @@ from conftest import ROOT
 from qizhong.sim import chip
 
 FIRMWARE = os.path.join(ROOT, "firmware")
+with open(os.path.join(FIRMWARE, "boards", "battery.py"), encoding="utf-8") as _f:
+    CPU_HZ = int(re.search(r"^CPU_HZ = const\(([\d_]+)\)", _f.read(), re.M).group(1))
 PCF = (0x38, 0x39)
 OLED = 0x3C
 
@@ -118,12 +121,12 @@ def test_the_battery_board_runs_at_the_models_clock(idle_battery):
     still works (clk_sys >= clk_usb, 48 MHz)."""
     tr = idle_battery
     freqs = tr.lines("freq")
-    assert [f[2] for f in freqs] == [48_000_000]
+    assert [f[2] for f in freqs] == [CPU_HZ] and CPU_HZ >= 48_000_000
     first_peripheral = min(e[1] for e in tr.events if e[0] in ("pwm", "i2s", "clock"))
     assert freqs[0][1] <= first_peripheral
     assert not tr.lines("clock")  # nothing built before it runs at the wrong rate
     assert [e[3] for e in tr.lines("pwm")] == [4000] * len(tr.lines("pwm"))
-    assert {w.hz for w in tr.wakes if w.mode != "boot"} == {48_000_000}
+    assert {w.hz for w in tr.wakes if w.mode != "boot"} == {CPU_HZ}
 
 
 def test_an_idle_battery_board_wakes_rarely(idle_battery):
@@ -132,27 +135,14 @@ def test_an_idle_battery_board_wakes_rarely(idle_battery):
     assert s.wakes_per_s < 0.5, s
 
 
-def _game(minutes: int, press_every_ms: int) -> list[tuple]:
-    """Start a game with the start key, then a press of alternate levers every
-    ``press_every_ms`` (down, up 80 ms later)."""
-    ev: list[tuple] = [(1000, "key", "start", "down"), (1100, "key", "start", "up")]
-    t = 2000
-    side = 0
-    while t < minutes * 60_000:
-        ev += [(t, "lever", side, "down"), (t + 80, "lever", side, "up")]
-        side = 1 - side
-        t += press_every_ms
-    return ev
-
-
 def test_a_game_without_counting_wakes_at_most_twice_a_second():
     """Done-when of #33: while the glasses show seconds, at most two wakes a
     second (a press every 20 s; the voice does not count)."""
-    tr = chip.run("battery", 120_000, events=_game(2, 20_000))
+    tr = chip.run("battery", 120_000, events=chip.game(2, 20_000))
     assert tr.end == "end" and not tr.resets
     s = tr.summary(from_ms=10_000)
     assert s.wakes_per_s <= 2.0, s
-    assert s.hz == 48_000_000
+    assert s.hz == CPU_HZ
 
 
 def test_the_board_releases_its_enable_when_it_switches_itself_off():
@@ -169,3 +159,65 @@ def test_the_simulator_catches_a_board_that_blanks_but_holds_its_enable(tmp_path
     fw = _patched(tmp_path, "battery.py", "self._hold.value(0)", "pass")
     tr = chip.run("battery", 40 * 60_000, firmware=fw)
     assert tr.end == "held", tr.end
+
+
+def _script(tmp_path, main: str) -> str:
+    """A firmware folder whose main.py is ``main`` (the chip itself under test)."""
+    fw = tmp_path / "script"
+    fw.mkdir(parents=True)
+    os.symlink(os.path.join(FIRMWARE, "boards"), fw / "boards")  # its flash file for /state
+    (fw / "boot.py").write_text("")
+    (fw / "main.py").write_text(main)
+    return str(fw)
+
+
+def test_a_machine_timer_ends_each_lightsleep_at_its_period(tmp_path):
+    main = (
+        "import machine\n"
+        "t = machine.Timer(period=250, callback=lambda t: None)\n"
+        "while True:\n"
+        "    machine.lightsleep(1000)\n"
+    )
+    tr = chip.run("battery", 5000, firmware=_script(tmp_path, main))
+    sleeps = [w for w in tr.wakes if w.mode == "lightsleep"]
+    assert {w.cause for w in sleeps} == {"mtimer"}
+    assert 15 <= len(sleeps) <= 20  # every 250 ms, less the awake time
+
+
+def test_a_running_pwm_wakes_nothing_and_keeps_its_divider(tmp_path):
+    """rp2's PWM raises no interrupt; built before machine.freq, its tone moves
+    with the clock (the battery board sets the clock first for this)."""
+    main = (
+        "import machine\n"
+        "pwm = machine.PWM(machine.Pin(16), freq=4000, duty_u16=32768)\n"
+        "machine.freq(48_000_000)\n"
+        "while True:\n"
+        "    machine.lightsleep(1000)\n"
+    )
+    tr = chip.run("battery", 5000, firmware=_script(tmp_path, main))
+    assert {w.cause for w in tr.wakes if w.mode == "lightsleep"} == {"timer"}
+    assert tr.lines("clock") == [("clock", tr.lines("freq")[0][1], "pwm", 16)]
+    assert tr.lines("pwm")[0][3] == 4000
+    with pytest.raises(RuntimeError, match="cannot change frequency"):
+        chip.run(
+            "battery",
+            100,
+            firmware=_script(tmp_path / "b", "import machine\nmachine.freq(1_000_000)\n"),
+        )
+
+
+def test_the_i2s_runs_for_the_cues_and_stops_after():
+    """A host loads a counted control over USB, then unplugs; the clock is
+    started and left to count: the I2S runs while the voice counts, and is
+    off again after the flag (no DMA interrupt while silent)."""
+    start = [(2000, "key", "start", "down"), (2100, "key", "start", "up")]
+    tr = chip.run("battery", 90_000, start, spec="1m count 10s")
+    assert "ok config" in tr.usb_out
+    i2s = tr.lines("i2s")
+    assert i2s and i2s[0][2] == "on" and i2s[-1][2] == "off"
+    first_on, last_off = i2s[0][1], i2s[-1][1]
+    assert 60_000_000 < first_on < last_off < 75_000_000  # the count: 60 s of main time on
+    assert [w for w in tr.wakes if w.cause == "i2s" and first_on <= w.t_us <= last_off]
+    assert not [w for w in tr.wakes if w.cause == "i2s" and not first_on <= w.t_us <= last_off]
+    amp = [e for e in tr.lines("pin") if e[2] == 11]  # the amplifier's supply follows
+    assert amp[-1][3] == 0 and amp[-1][1] == last_off

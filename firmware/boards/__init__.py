@@ -30,5 +30,7 @@ A board provides:
   stopped, left_side
 
 ``sim`` runs on MicroPython's unix port against the host's simulator
-(docs/sim.md); ``pico`` on the Raspberry Pi Pico (docs/hardware-build.md).
+(docs/sim.md); ``oled`` and ``battery`` (sharing ``pico``) on the Raspberry
+Pi Pico (docs/hardware-build.md). ``find.board()`` builds the one that is
+there: main.py's board.
 """

@@ -2,10 +2,11 @@
 """Which board is this? ``board()`` builds the one that is there (#33).
 
 The boards differ on I2C0 (GP0 SDA, GP1 SCL): the battery board's PCF85176
-glass drivers answer at 0x38 and 0x39, the OLED board's left panel at 0x3C.
-``kind`` scans that bus at 100 kHz (the PCF85176's top rate) and says
-"battery", "oled" or "" when nothing answers (a hung or missing display:
-the OLED board, which retries its panels). The unix port with no simulated
+glass drivers answer at 0x38 and 0x39. ``kind`` scans that bus at 100 kHz
+(the PCF85176's top rate) and says "battery", "oled" (a panel at 0x3C) or ""
+when nothing answers. On the OLED board nothing does: R26 holds both panels
+in reset until oled.Board lets RES go, so "" is the OLED board (as is a hung
+or missing glass, which this cannot tell apart). The unix port with no simulated
 RP2040 on its path has no ``machine.I2C``: the board is then the host
 simulator's (boards/sim.py). The battery board's enable (GP10) is held by
 boot.py before this runs; on the OLED board GP10 is not connected.

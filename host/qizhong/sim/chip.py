@@ -11,7 +11,10 @@ I2S, the displays' last frames. The trace's text format is rp2040sim.py's.
 
 Events are ``(ms, "lever", 0|1, "down"|"up")``, ``(ms, "key", NAME,
 "down"|"up")``, ``(ms, "tilt", "down"|"up")`` (the clock falls, stands
-again) and ``(ms, "usb", "on"|"off")``.
+again), ``(ms, "usb", "on"|"off")`` and ``(ms, "host", "VERB ARGS")``: a
+request of docs/protocol.md, framed and numbered, from a USB host (with USB
+on; without, the bytes are lost). ``run(..., spec=NAME)`` has a host load
+that time control at boot, then unplug (``configure``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
+from qizhong.core import proto, tcspec
 from qizhong.sim.simulator import micropython_path, repo_root
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rp2040")
@@ -71,6 +75,7 @@ class Trace:
     ram: dict[tuple[int, int], tuple[bytes, int]] = field(default_factory=dict)
     end_us: int = 0
     text: str = ""
+    usb_out: str = ""  # what the clock sent its USB host (frames of docs/protocol.md)
 
     def summary(self, from_ms: int = 0, to_ms: int | None = None) -> Summary:
         """Wakes a second and percent awake between ``from_ms`` and ``to_ms``."""
@@ -98,7 +103,7 @@ def parse(text: str) -> Trace:
         if k == "wake":
             tr.wakes.append(Wake(int(r[1]), r[2], int(r[3]), r[4], int(r[5]), int(r[6])))
         elif k == "ram":
-            tr.ram[(int(r[1]), int(r[2]))] = (bytes.fromhex(r[3]), int(r[4]))
+            tr.ram[(int(r[1]), int(r[2]))] = (bytes.fromhex(r[3].strip("-")), int(r[4]))
         else:
             ev = (k, int(r[1]), *[int(x) if x.lstrip("-").isdigit() else x for x in r[2:]])
             tr.events.append(ev)
@@ -111,13 +116,50 @@ def parse(text: str) -> Trace:
     return tr
 
 
-def _pins(board: str, events: list[tuple]) -> list[list[int]]:
+def game(
+    minutes: int, press_every_ms: int, start_ms: int = 1000, pause_at_ms: int = -1
+) -> list[tuple]:
+    """The events of a game: the start key at ``start_ms``, then a press of
+    alternate levers every ``press_every_ms`` (down, up 80 ms later) until
+    ``minutes``; with ``pause_at_ms`` >= 0 the start key pauses it there and
+    no lever is pressed after."""
+    ev: list[tuple] = [(start_ms, "key", "start", "down"), (start_ms + 100, "key", "start", "up")]
+    end = minutes * 60_000 if pause_at_ms < 0 else pause_at_ms
+    t = start_ms + 1000
+    side = 0
+    while t + 80 < end:
+        ev += [(t, "lever", side, "down"), (t + 80, "lever", side, "up")]
+        side = 1 - side
+        t += press_every_ms
+    if pause_at_ms >= 0:
+        ev += [(pause_at_ms, "key", "start", "down"), (pause_at_ms + 100, "key", "start", "up")]
+    return ev
+
+
+def configure(spec: str, at_ms: int = 500) -> list[tuple]:
+    """Events: a USB host plugged in at ``at_ms`` loads time control ``spec``
+    (a name or the syntax of docs/timecontrol.md), then is unplugged."""
+    canon = tcspec.format(tcspec.parse(spec))
+    return [
+        (at_ms, "usb", "on"),
+        (at_ms + 100, "host", "config " + canon),
+        (at_ms + 400, "usb", "off"),
+    ]
+
+
+def _pins(board: str, events: list[tuple], rx: list[list[int]], data: bytearray) -> list[list[int]]:
     out = []
-    for e in events:
+    rid = 0
+    for e in sorted(events, key=lambda e: int(e[0])):
         ms, what = int(e[0]), e[1]
         if ms < 0:
             raise ValueError("an event before boot: %r" % (e,))
-        if what == "lever":
+        if what == "host":
+            rid += 1
+            f = proto.frame("%d %s" % (rid, e[2]))
+            rx.append([ms, len(f)])
+            data += f
+        elif what == "lever":
             out.append([ms, LEVER_GPIO[int(e[2])], 0 if e[3] == "down" else 1])
         elif what == "key":
             out.append([ms, KEY_GPIO[e[2]], 0 if e[3] == "down" else 1])
@@ -140,6 +182,7 @@ def run(
     cells_mv: int | None = None,
     usb: bool = False,
     costs: dict[str, int] | None = None,
+    spec: str | None = None,
     firmware: str | None = None,
     flash: str | None = None,
     timeout_s: float = 600,
@@ -147,9 +190,12 @@ def run(
     """Boot the firmware on the simulated ``board`` and run it ``until_ms``."""
     if board not in BOARDS:
         raise ValueError("board is battery or oled, not %r" % board)
-    fw = firmware or os.path.join(repo_root(), "firmware")
+    fw = os.path.abspath(firmware) if firmware else os.path.join(repo_root(), "firmware")
     if cells_mv is None:
         cells_mv = 3000 if board == "battery" else 3900
+    events = list(events) + (configure(spec) if spec else [])
+    rx: list[list[int]] = []
+    data = bytearray()
     with tempfile.TemporaryDirectory(prefix="qizhong-chip-") as tmp:
         path = trace_path or os.path.join(tmp, "trace.txt")
         cfg = {
@@ -157,7 +203,8 @@ def run(
             "until_ms": until_ms,
             "firmware": fw,
             "trace": path,
-            "pins": _pins(board, list(events)),
+            "pins": _pins(board, events, rx, data),
+            "rx": rx,
             "world": {str(TILT_GPIO): 1 if board == "battery" else 0},
             # ADC0: the cells through a 100k/100k divider; ADC3: VSYS / 3
             "adc": {"0": cells_mv * ADC_FULL // 6600, "3": cells_mv * ADC_FULL // 9900},
@@ -165,25 +212,31 @@ def run(
             "costs": costs or {},
             "flash": flash or os.path.join(tmp, "flash.img"),  # the journal's littlefs
         }
-        with open(os.path.join(tmp, "chip.json"), "w", encoding="utf-8") as f:
+        cfg_path = os.path.join(tmp, "chip.json")
+        with open(cfg_path, "w", encoding="utf-8") as f:
             json.dump(cfg, f)
         env = dict(os.environ, MICROPYPATH=HERE + ":" + fw + ":.frozen")
-        r = subprocess.run(
-            [micropython_path(), "-X", "heapsize=2m", os.path.join(HERE, "run.py"), f.name],
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            cwd=tmp,
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
+        with open(os.path.join(tmp, "usb.bin"), "wb") as f:
+            f.write(data)  # the host's bytes, on stdin: the chip gives them out at their ms
+        with open(os.path.join(tmp, "usb.bin"), "rb") as stdin:
+            r = subprocess.run(
+                [micropython_path(), "-X", "heapsize=2m", os.path.join(HERE, "run.py"), cfg_path],
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                cwd=tmp,
+                env=env,
+                stdin=stdin,
+            )
         end = ""
         for ln in r.stdout.splitlines():
             if ln.startswith("chip: "):
                 end = ln[6:]
         if r.returncode != 0 or end in ("", "error"):
-            raise RuntimeError("the chip run failed (%d):\n%s" % (r.returncode, r.stderr[-4000:]))
+            out = (r.stdout + r.stderr)[-4000:]  # the unix port's traceback is on stdout
+            raise RuntimeError("the chip run failed (%d):\n%s" % (r.returncode, out))
         with open(path, encoding="utf-8") as f:
             tr = parse(f.read())
     tr.end = end
+    tr.usb_out = "".join(ln + "\n" for ln in r.stdout.splitlines() if not ln.startswith("chip: "))
     return tr

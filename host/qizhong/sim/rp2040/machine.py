@@ -134,11 +134,11 @@ class I2C:
 
     def scan(self):
         self._bus(112)  # 0x08-0x77, one address byte each
-        return sorted(C.buses[self.id])
+        return sorted(a for a, d in C.buses[self.id].items() if d.answers())
 
     def _dev(self, addr):
         d = C.buses[self.id].get(addr)
-        if d is None:
+        if d is None or not d.answers():
             self._bus(1)
             raise OSError(5)  # EIO: no ACK
         return d

@@ -33,13 +33,16 @@ What the chip does as the RP2040 does, in power terms:
   divider, so it then runs at the old rate times new f / old f.
 
 Awake time (cycles at the set frequency) cannot be counted on the unix port.
-The model charges each awake period, at the sleep that ends it:
+The model charges each awake period as the work happens (virtual time moves
+with it), and the trace gives the total at the sleep that ends it:
 - ``WAKE_CYCLES`` for a wake of the loop (lightsleep's clock restart, the
   wait loop's re-check): 145,800, the issue's emulator measurement of the old
   firmware idle (30 lightsleeps a second, 3.5 % awake at 125 MHz);
-- ``DRAW_CYCLES`` more when the pass sent a frame to a display: 870,000, the
-  emulator's game without presses (4.2-4.3 %, one frame a second) less the
-  idle figure and the frame's bus time;
+- ``DRAW_CYCLES`` more when the pass sent a frame to a display: 720,000. The
+  emulator's game without presses was 4.2-4.3 % awake: 0.75 % of 125 MHz
+  (937,500 cycles) more than idle, for one more wake a second that drew one
+  glass. Less that wake (145,800) and the frame's 25 bytes at 400 kHz (567 µs,
+  70,900 cycles) leaves 720,800;
 - ``ISR_CYCLES`` for an interrupt that only runs its handler while the CPU
   waits in WFE (the poll re-checks and waits again): 2,000, an estimate;
 - the I2C transfers at their bus rate (rp2's driver waits for them), 2 µs per
@@ -55,7 +58,7 @@ WDT_MAX_MS = 8388
 SLEEP_MAX_MS = (1 << 32) // 1000
 FOREVER = 1 << 62
 
-COSTS = {"wake": 145_800, "draw": 870_000, "isr": 2_000}
+COSTS = {"wake": 145_800, "draw": 720_000, "isr": 2_000}
 
 
 class End(BaseException):
@@ -135,15 +138,17 @@ def configure(cfg):
         adc[int(c)] = v
     usb = cfg.get("usb", False)
     world[24] = 1 if usb else 0  # VBUS sense
-    events = sorted((e[0] * 1000, e[1], e[2]) for e in cfg.get("pins", []))
+    events = [(e[0] * 1000, e[1], e[2]) for e in cfg.get("pins", [])]
+    events += [(e[0] * 1000, -1, e[1]) for e in cfg.get("rx", [])]  # host bytes over USB
+    events.sort()
     if board == "battery":
         buses[0][0x38] = Device("pcf85176")
         buses[0][0x39] = Device("pcf85176")
     else:
-        buses[0][0x3C] = Device("ssd1309")
-        buses[1][0x3C] = Device("ssd1309")
+        buses[0][0x3C] = Device("ssd1309", reset=22)  # both panels' RES on GP22
+        buses[1][0x3C] = Device("ssd1309", reset=22)
     out = open(cfg["trace"], "w")
-    line("chip 1 " + board)
+    line("chip 1 " + board)  # power-on: boot.py's first line runs at 0 (boot's cost: not modelled)
 
 
 def line(s):
@@ -154,10 +159,14 @@ def line(s):
 class Device:
     """An I2C device that answers at its address and keeps what it was sent."""
 
-    def __init__(self, kind):
+    def __init__(self, kind, reset=-1):
         self.kind = kind
+        self.reset = reset  # a GPIO that holds it in reset while low (a pull-down: low at boot)
         self.last = b""
         self.frames = 0
+
+    def answers(self):
+        return self.reset < 0 or world_out.get(self.reset, 0) == 1
 
     def write(self, data):
         global _drew, blank_at
@@ -166,7 +175,9 @@ class Device:
             blank_at = now
         if len(data) >= 16:  # a frame, not a command
             self.frames += 1
-            _drew = True
+            if not _drew:  # the pass drew it before it sent it
+                _drew = True
+                work(costs["draw"])
 
 
 # -- time and interrupts ----------------------------------------------------------------
@@ -207,6 +218,8 @@ def _fire(what):
     if what == "event":
         _, gpio, level = events[_ei]
         _ei += 1
+        if gpio < 0:
+            return host_bytes(level)
         return set_world(gpio, level)
     what.next_us += what.period_us
     what.fire()
@@ -237,6 +250,25 @@ def set_world(gpio, level):
     return cause
 
 
+rx_avail = 0  # host bytes arrived and not read yet
+rx_lost = 0
+
+
+def host_bytes(n):
+    """``n`` bytes from the USB host (they are next on the process's stdin):
+    with no host (VBUS low) they never came, and are dropped."""
+    global rx_avail, rx_lost
+    if not usb:
+        import sys
+
+        sys.stdin.buffer.read(n)
+        rx_lost += n
+        line("rx %d lost %d" % (now, n))
+        return ""
+    rx_avail += n
+    return "usb"
+
+
 def interrupt(handler, arg, hard=True):
     if not hard:
         try:
@@ -258,9 +290,18 @@ def unmask():
 
 def busy(us):
     """Awake time passing (a bus transfer, a delay): what falls due runs."""
+    _advance(us, us * (hz // 1000) // 1000)
+
+
+def work(cycles):
+    """The CPU at work for ``cycles`` at the set clock (the cost model's)."""
+    _advance(cycles * 1000 // (hz // 1000), cycles)
+
+
+def _advance(us, cycles):
     global now, _busy_cycles
     end = now + us
-    _busy_cycles += us * (hz // 1000) // 1000
+    _busy_cycles += cycles
     while True:
         t, what = _next()
         if t > end:
@@ -271,40 +312,47 @@ def busy(us):
 
 
 def _charge():
-    """Close the awake period: its cycles, and the time they took."""
-    global _busy_cycles, _drew, now
-    if _wake_mode == "wfe-isr":
-        cyc = costs["isr"]
-    else:
-        cyc = costs["wake"] + (costs["draw"] if _drew else 0)
+    """Close the awake period: the line of the wake that began it, with the
+    cycles it took (already spent, as the work happened)."""
+    global _busy_cycles, _drew
+    total = _busy_cycles
+    _busy_cycles = 0
     _drew = False
-    b = _busy_cycles
-    _busy_cycles = 0
-    us = cyc * 1000 // (hz // 1000)
-    busy(us)  # the model's cycles take time too (this adds their busy cycles)
-    total = b + cyc
-    _busy_cycles = 0
     mode = "wfe" if _wake_mode == "wfe-isr" else _wake_mode
     line("wake %d %s %d %s %d %d" % (_wake_t, _wake_cause, _wake_slept, mode, total, hz))
 
 
 def _woke(cause, slept, mode):
+    """The CPU woke: a new awake period, its fixed cost spent first (the
+    clock's restart and the loop's re-check: the firmware's ``now`` after it
+    is later by that much)."""
     global _wake_t, _wake_cause, _wake_slept, _wake_mode
     _wake_t = now
     _wake_cause = cause
     _wake_slept = slept
     _wake_mode = mode
+    work(costs["isr"] if mode == "wfe-isr" else costs["wake"])
 
 
 def sleep(us, mode, ready=None):
     """Sleep up to ``us`` (lightsleep, or WFE until ``ready()``); returns the cause."""
-    global now
     _charge()
-    start = now
     end = now + us if us >= 0 else FOREVER
-    asleep = mode == "lightsleep"
+    while True:
+        start = now
+        cause = _asleep(end, mode == "lightsleep")
+        if cause == "timer" or mode == "lightsleep" or ready is None or ready():
+            _woke(cause, now - start, mode)
+            return cause
+        _woke(cause, now - start, "wfe-isr")  # WFE: the handler ran, the poll waits on
+        _charge()
+
+
+def _asleep(end, deep):
+    """Asleep until ``end`` or an interrupt: its cause ("timer": the end)."""
+    global now
     for s in sources:
-        s.asleep(asleep)
+        s.asleep(deep)  # lightsleep: clk_sys from the crystal
     try:
         while True:
             t, what = _next()
@@ -314,24 +362,14 @@ def sleep(us, mode, ready=None):
                     line("end %d" % now)
                     raise End()
                 now = end
-                _woke("timer", now - start, mode)
                 return "timer"
             now = t
             cause = _fire(what)
-            if not cause:
-                continue
-            if asleep:
-                _woke(cause, now - start, mode)
+            if cause:
                 return cause
-            if ready is None or ready():
-                _woke(cause, now - start, mode)
-                return cause
-            _woke(cause, now - start, "wfe-isr")  # WFE: the handler ran, the poll waits on
-            _charge()
-            start = now
     finally:
         for s in sources:
-            s.asleep(False)
+            s.asleep(False)  # awake: the full clock again
 
 
 def check_off():
@@ -345,7 +383,7 @@ def finish():
     if out is not None:
         for bus in (0, 1):
             for addr, d in buses[bus].items():
-                line("ram %d %d %s %d" % (bus, addr, d.last.hex(), d.frames))
+                line("ram %d %d %s %d" % (bus, addr, d.last.hex() or "-", d.frames))
         out.close()
 
 
@@ -372,5 +410,7 @@ def set_freq(f):
         raise ValueError("cannot change frequency")
     hz = f
     line("freq %d %d" % (now, f))
+    if f < 48_000_000:  # USB needs clk_sys >= clk_usb (pico-sdk issue #1697)
+        line("clock %d usb 0" % now)
     for what, ident in clocked:
         line("clock %d %s %d" % (now, what, ident))  # built at the old clock: its rate moves

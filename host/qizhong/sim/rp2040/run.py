@@ -42,12 +42,20 @@ def _mount(image):
     flash.timed = True
 
 
+def _assets(fw):
+    """/assets on the Pico's root (the voice's cue banks): the firmware's own."""
+    import vfs
+
+    vfs.mount(vfs.VfsPosix(fw + "/assets"), "/assets")
+
+
 def run(path):
     with open(path) as f:
         cfg = json.load(f)
     C.configure(cfg)
     fw = cfg["firmware"]
     _mount(cfg.get("flash"))
+    _assets(fw)
     end = "error"
     try:
         for name in ("boot", "__main__"):

@@ -2,7 +2,9 @@
 """``select`` of the simulated RP2040: a poll that waits in WFE, in virtual
 time. An object with ``ioctl`` (the board's wake flag) is asked, as rp2's
 poll asks a stream; sys.stdin has bytes only from a USB host, and none are
-sent in a chip run; sys.stdout takes bytes while USB is there."""
+sent at their instants (rp2040sim.host_bytes); sys.stdout takes bytes while
+USB is there. usb.Serial reads one byte after each poll that finds its
+stdin readable, on a poll of stdin alone: such a poll's yes takes one byte."""
 
 import sys
 
@@ -38,7 +40,7 @@ class poll:
         got = []
         for obj, flags in zip(self._objs, self._flags):
             if obj is sys.stdin:
-                r = 0
+                r = POLLIN if C.rx_avail > 0 else 0
             elif obj is sys.stdout:
                 r = POLLOUT if C.usb else 0
             elif hasattr(obj, "ioctl"):
@@ -52,6 +54,8 @@ class poll:
 
     def ipoll(self, timeout=-1, flags=0):
         got = self._ready()
+        if got and self._objs == [sys.stdin]:  # usb.Serial reads the byte next
+            C.rx_avail -= 1
         if got or timeout == 0:
             return got
         C.sleep(timeout * 1000 if timeout > 0 else -1, "wfe", self._ready)
