@@ -7,10 +7,12 @@
 ERC checks connections, not voltages. This builds a SPICE circuit from a
 board's KiCad netlist, the one ``schematic.py`` writes from the skidl
 description: every part of the netlist becomes a model (``MODELS``; a part
-with none is refused), every net a SPICE node, so nothing is typed twice.
-InSpice, which skidl pulls in, does not import on Python 3.11 (a 3.12
-f-string in its ngspice module), so the deck is written here and run by
-Debian's ``ngspice`` in batch mode.
+with none is refused), every net a SPICE node, so nothing is typed twice
+(tests/test_hardware.py holds the committed netlists to the skidl
+description byte for byte). skidl's own SPICE output needs parts from a SPICE
+library, and InSpice, which skidl pulls in, does not import on Python 3.11 (a
+3.12 f-string in its ngspice module), so the deck is written here and run by
+Debian's ``ngspice`` in batch mode, one process per case (about 0.1 s each).
 
 Each case sets the supplies (the cells' voltage, or reversed; USB), whether
 the firmware runs (the Pico powered, its pins driven and pulled as the
