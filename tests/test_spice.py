@@ -9,6 +9,7 @@ VSYS on the cells when off, the DW01A before the reverse guard.
 
 import importlib.util
 import os
+import re
 import shutil
 
 import pytest
@@ -146,3 +147,31 @@ def test_values_are_read_as_the_netlist_writes_them():
     assert spice.value_of("0") == 0
     with pytest.raises(ValueError):
         spice.value_of("CFG1")
+
+
+def _firmware(name):
+    with open(os.path.join(ROOT, "firmware", "boards", name), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_the_checks_pulls_are_the_ones_the_firmware_sets():
+    """spice.FIRMWARE is what the board classes configure: keys and tilt on the
+    internal pull-up (pico.py), levers on it unless the board says not
+    (LEVER_PULL_UP), the battery board's power key on it (battery.py)."""
+    base, bat, oled = _firmware("pico.py"), _firmware("battery.py"), _firmware("oled.py")
+
+    def lever_pull(text, default):
+        m = re.search(r"^    LEVER_PULL_UP = (True|False)", text, re.M)
+        return default if m is None else m.group(1) == "True"
+
+    default = lever_pull(base, None)
+    assert default is not None
+    assert "Pin(n, Pin.IN, Pin.PULL_UP) for n, _ in KEYS" in base
+    assert "Pin(pins.TILT, Pin.IN, Pin.PULL_UP)" in base
+    assert "Pin(KEY_POWER, Pin.IN, Pin.PULL_UP)" in bat
+    for board, text in (("qizhong", oled), ("battery", bat)):
+        want = "up" if lever_pull(text, default) else None
+        pulls = spice.FIRMWARE[board]
+        assert pulls["lever_left"] == pulls["lever_right"] == want, board
+        assert all(pulls[k] == "up" for k in spice.KEYS) and pulls["tilt"] == "up", board
+    assert spice.FIRMWARE["battery"]["key_power"] == "up"
