@@ -12,7 +12,9 @@ STOP; the board then builds its ``machine.I2C`` again on those pins.
 before the panel is given up until its next retry, and a panel that still
 fails ``RESET_AFTER`` starts in a row is reset again (the OLED board pulses
 both panels' RES: an SSD1309 that has stopped answering comes back only from
-a reset). Only the error path runs this: nothing here is in the steady tick.
+a reset), at most once every ``RESET_MS``, and only one that has answered
+since boot: an absent panel does not blink the other one. Only the error path
+runs this: nothing here is in the steady tick.
 """
 
 from time import sleep_us
@@ -57,16 +59,18 @@ class Watch:
 
     def __init__(self, n=2):
         self.fails = [0] * n
+        self.seen = [False] * n  # answered since boot: hung, not absent
         self.clears = 0  # bus clears done (the service screen, the tests)
         self.resets = 0  # panel re-resets done
         self._reset_at = -RESET_MS
 
     def failed(self, i, now):
         """A start or frame of panel ``i`` failed at ``now`` (ms; its bus has been
-        cleared): True when it has now failed ``RESET_AFTER`` times in a row and
-        no reset came in the last ``RESET_MS``; the count then starts again."""
+        cleared): True when it has answered since boot, has now failed
+        ``RESET_AFTER`` times in a row, and no reset came in the last
+        ``RESET_MS``; the count then starts again."""
         self.fails[i] += 1
-        if self.fails[i] < RESET_AFTER or now - self._reset_at < RESET_MS:
+        if not self.seen[i] or self.fails[i] < RESET_AFTER or now - self._reset_at < RESET_MS:
             return False
         self.fails[i] = 0
         self._reset_at = now
@@ -75,3 +79,4 @@ class Watch:
 
     def ok(self, i):
         self.fails[i] = 0
+        self.seen[i] = True

@@ -122,6 +122,9 @@ def check_watch_resets_after_repeated_failures():
 
     w = i2cbus.Watch()
     hold = i2cbus.RESET_MS
+    assert not w.failed(0, 0) and not w.failed(0, 10), "never answered: absent, not hung"
+    w.ok(0)
+    w.ok(1)
     got = [w.failed(0, t) for t in (0, 10, hold + 20, hold + 30)]
     assert got == [False, True, False, True], got
     assert w.resets == 2
