@@ -23,7 +23,10 @@ TRIES = const(3)  # a driver still in its power-on reset answers on the next sca
 def kind(i2c):
     """ "battery", "oled" or "" from one bus's scan (tried ``TRIES`` times)."""
     for _ in range(TRIES):
-        found = i2c.scan()
+        try:
+            found = i2c.scan()
+        except OSError:  # a bus held low: no answer (a reset loop would be worse)
+            continue
         if GLASS_ADDR in found or GLASS_ADDR + 1 in found:
             return "battery"
         if OLED_ADDR in found:

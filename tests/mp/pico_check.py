@@ -1439,6 +1439,29 @@ def check_the_watchdog_is_fed_through_long_sleeps():
     assert wdt.feeds > feeds
 
 
+def check_find_tells_the_boards_by_their_bus():
+    # #33: main.py builds the board that is there (boards/find.py).
+    from boards import find
+
+    class Bus:
+        def __init__(self, *answers):
+            self.answers = list(answers)
+
+        def scan(self):
+            a = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+            if a is None:
+                raise OSError(110)  # a bus held low
+            return a
+
+    assert find.kind(Bus([0x38, 0x39])) == "battery"
+    assert find.kind(Bus([0x39])) == "battery"  # one glass is enough
+    assert find.kind(Bus([0x3C])) == "oled"
+    assert find.kind(Bus([])) == ""  # the OLED board: its panels held in reset
+    assert find.kind(Bus(None)) == ""  # never an exception: that would reset forever
+    assert find.kind(Bus([], None, [0x38])) == "battery"  # a late answer is taken
+    assert find.kind(Bus([], [], [], [0x38])) == "", "three tries, then give up"
+
+
 def check_running_loop_allocates_nothing():
     # #17: the app's loop on the Pico board (step, feed, wait with its polls,
     # the faces drawn and sent) plays a game under micropython.heap_lock.
@@ -1554,6 +1577,7 @@ CHECKS = [
     check_the_battery_boards_tilt_closes_when_tipped,
     check_the_battery_board_switches_itself_off_when_quiet,
     check_the_watchdog_is_fed_through_long_sleeps,
+    check_find_tells_the_boards_by_their_bus,
     check_running_loop_allocates_nothing,
     check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,
