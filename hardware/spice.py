@@ -39,6 +39,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import power  # noqa: E402
 from schematic import GP_PINS, PICO_PINS  # noqa: E402
 
 NETLISTS = {
@@ -75,6 +76,11 @@ LIMITS = {
         " pulls, dividers and regulators draw less than that beside it",
     ),
     "reversed_ma": (0.1, "a reversed cell drives no part: at most 0.1 mA (leakage) from it"),
+    "speech_ma": (
+        power.TPS63900_SWITCH_MA,
+        "TPS63900 switch current, 400 mA (hardware/power.py): speech at the firmware's gain"
+        " cap (firmware/boards/speech.py) within it, from the cells at their 2.0 V end",
+    ),
     "charge_back_ua": (1.0, "alkaline cells must not be charged: at most 1 uA into them on USB"),
     "divider_pct": (
         3.0,
@@ -122,7 +128,7 @@ SWITCH_PARTS = ("Lever microswitch", "Arbiter key", "Tilt switch")
 # from a table: bring-up B10 measures GP24 on USB).
 PICO = {"r5": 200e3, "r6": 100e3, "en_pullup": 100e3, "vbus_r1": 5.6e3, "vbus_r2": 10e3}
 
-TPS_EFF = 0.85  # TPS63900 efficiency at 1-100 mA out (SLVSET3D 6.6, typical curves): an estimate
+TPS_EFF = power.TPS63900_EFF  # SLVSET3D's typical efficiency curves: an estimate
 # TPS63900 quiescent current, 75 nA (SLVSET3D front page); its shutdown current taken as the same
 TPS_IQ = 75e-9
 
@@ -161,6 +167,7 @@ class Case:
     pull: float = 50e3  # the RP2040's pulls, at this end of their range
     meas: bool = False  # bat_meas high: the cells' divider switched on
     ptc: float = 470.0  # the OLED board's charger PTC (RT1), ohms
+    speech: int = 0  # a cue playing at this voice gain (/256): the amplifier on; 0: silent
 
 
 def read_netlist(text):
@@ -301,7 +308,8 @@ def _cells(d, ref, value):
     if c.reversed:
         plus, minus = minus, plus
     d.lines.append("VCELL cellsrc %s %g" % (minus, c.cells))
-    d.add("R", "cellsrc", plus, 0.3)  # alkaline or Li-ion, a few hundred mOhm
+    # two alkaline cells near their end (power.py), or an 18650's tens of mOhm
+    d.add("R", "cellsrc", plus, power.CELLS_R if d.board == "battery" else 0.1)
 
 
 def _diode(model, a, k):
@@ -375,6 +383,8 @@ def _tps63900(d, ref, value):
     d.lines.append("ITPSQ%s %s %s %g" % (ref, vin, gnd, TPS_IQ))
     c = d.case
     if c.on:
+        if c.cells is not None and c.usb is None:  # the converter's upper solution, not a collapse
+            d.lines.append(".nodeset v(%s)=%g" % (vin, c.cells))
         d.lines.append("VTPS%s %s %s 3.3" % (ref, vout, gnd))
         d.lines.append(
             "BTPS%s %s %s I = -3.3 * i(VTPS%s) / (%g * max(V(%s,%s), 0.5))"
@@ -383,9 +393,12 @@ def _tps63900(d, ref, value):
 
 
 def _tps22917(d, ref, value):
-    """TPS22917 (SLVSDW8B): off while ON is low; 0.5 uA quiescent from VIN."""
-    vin, gnd = d.pin(ref, 1), d.pin(ref, 2)
+    """TPS22917 (SLVSDW8B): off while ON is low; 0.5 uA quiescent from VIN; on
+    (a cue playing), about 0.1 Ohm from VIN to VOUT."""
+    vin, gnd, vout = d.pin(ref, 1), d.pin(ref, 2), d.pin(ref, 6)
     d.lines.append("ISW%s %s %s 0.5u" % (ref, vin, gnd))
+    if d.case.speech:
+        d.add("R", vin, vout, 0.1)
 
 
 def _pcf85176(d, ref, value):
@@ -400,6 +413,10 @@ def _amp(d, ref, value):
     d.add("R", vin, sd, 1e6)
     d.add("R", sd, gnd, 100e3)
     d.add("R", vin, gnd, 3.3 / 0.6e-6)
+    if d.case.speech:  # speaking: its output power / AMP_EFF and its quiescent
+        full = power.battery_stresses()["speaker_w"]
+        w = full * (d.case.speech / 256) ** 2 / power.AMP_EFF + 3.3 * 2.4e-3
+        d.add("B", vin, gnd, "I = %g / max(V(%s,%s), 0.5)" % (w, vin, gnd))
 
 
 def _oled(d, ref, value):
@@ -432,6 +449,9 @@ def _pico(d, ref, value):
             "BRT6150 %s 0 I = -3.3 * i(VRT6150) / (0.85 * max(V(%s), 0.5))" % (vsys, vsys)
         )
     driven = dict(DRIVEN[d.board], bat_meas=3.3 if c.meas else 0.0) if c.on else {}
+    if c.on and c.speech:  # a cue: the amplifier's switch and SD on, the RP2040 awake
+        driven.update(amp_pwr=3.3, amp_sd=3.3)
+        d.lines.append("ICPU %s 0 %gm" % (v3, power.RAIL_BUSY_MA - 2.4))
     for num in GP_PINS.values():
         if not num:
             continue
@@ -644,10 +664,17 @@ class Checker:
         return v
 
 
-SECTIONS = ("inputs", "power", "usb", "reversed", "levers")
+SECTIONS = ("inputs", "power", "usb", "reversed", "levers", "speech")
 
 
-def check_battery(parts, nets, pulls=None, sections=SECTIONS):
+def gain_cap():
+    """The firmware's speech gain cap (firmware/boards/speech.py GAIN_CAP)."""
+    path = os.path.join(os.path.dirname(HERE), "firmware", "boards", "speech.py")
+    with open(path, encoding="utf-8") as f:
+        return int(re.search(r"^GAIN_CAP = const\((\d+)\)", f.read(), re.M).group(1))
+
+
+def check_battery(parts, nets, pulls=None, sections=SECTIONS, speech_gain=None):
     """The battery board's checks (list of Result)."""
     ck = Checker("battery", parts, nets, pulls)
     if "inputs" in sections:
@@ -703,6 +730,15 @@ def check_battery(parts, nets, pulls=None, sections=SECTIONS):
         ck.at_most("current from reversed cells (mA)", rev, abs(v["I(cells)"]) * 1e3, "reversed_ma")
     if "levers" in sections:
         levers(ck, Case("levers, cells 2.0 V", cells=2.0, on=True))
+    if "speech" in sections:
+        gain = gain_cap() if speech_gain is None else speech_gain
+        end = power.CELLS_END_V
+        case = Case(
+            "speech at gain %d/256, cells %.1f V" % (gain, end), cells=end, on=True, speech=gain
+        )
+        v = ck.op(case)
+        ck.at_most("current from the cells, speaking (mA)", case, v["I(cells)"] * 1e3, "speech_ma")
+        ck.at_least("VIN while speaking", case, v["TPS.VIN"], "vin_min")
     return ck.results
 
 

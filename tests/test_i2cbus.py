@@ -40,12 +40,18 @@ def _power():
 
 
 def test_the_firmwares_gain_cap_is_the_budgets():
-    """GAIN_CAP is what power.py computes: speech at it keeps the TPS63900's input
-    within its 400 mA at the cells' 2.0 V end, and full scale would not."""
+    """GAIN_CAP is what power.py computes: speech at it keeps the TPS63900 within
+    its 400 mA and above its 1.8 V input at the cells' 2.0 V end, one step more
+    would not, and full scale is far past both."""
     power = _power()
     with open(os.path.join(ROOT, "firmware", "boards", "speech.py"), encoding="utf-8") as f:
         cap = int(re.search(r"^GAIN_CAP = const\((\d+)\)", f.read(), re.M).group(1))
     assert cap == power.speech_gain_cap()
     assert power.speech_input_ma(cap) <= power.TPS63900_SWITCH_MA
-    assert power.speech_input_ma(cap + 1) > power.TPS63900_SWITCH_MA
-    assert power.speech_input_ma(256) > 500  # the issue's "about 0.5 A"
+    assert power.speech_vin(cap) >= power.TPS63900_VIN_MIN
+    over = cap + 1
+    assert (
+        power.speech_input_ma(over) > power.TPS63900_SWITCH_MA
+        or power.speech_vin(over) < power.TPS63900_VIN_MIN
+    )
+    assert power.speech_input_ma(256) > 500  # the issue's "about 0.5 A", and more

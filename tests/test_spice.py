@@ -175,3 +175,24 @@ def test_the_checks_pulls_are_the_ones_the_firmware_sets():
         assert pulls["lever_left"] == pulls["lever_right"] == want, board
         assert all(pulls[k] == "up" for k in spice.KEYS) and pulls["tilt"] == "up", board
     assert spice.FIRMWARE["battery"]["key_power"] == "up"
+
+
+def test_speech_at_the_cap_passes_and_at_full_scale_fails(battery_results, battery):
+    """The firmware's gain cap keeps speech within the TPS63900's 400 mA and its
+    1.8 V input from cells at their end; the uncapped gain (256, before #29)
+    asks more than the cells, their resistance and the FETs can give: the
+    simulation finds no operating point above VIN's minimum (the converter
+    would brown out), so both checks fail."""
+    speaking = [r for r in battery_results if "speaking" in r.check or "speaking" in r.case]
+    assert {r.check for r in speaking} == {
+        "current from the cells, speaking (mA)",
+        "VIN while speaking",
+    }
+    assert all(r.ok for r in speaking)
+    full = spice.check_battery(*battery, sections=("speech",), speech_gain=256)
+    assert {r.check for r in full if not r.ok} == {
+        "current from the cells, speaking (mA)",
+        "VIN while speaking",
+    }
+    for r in speaking + full:
+        print(r)
