@@ -15,9 +15,10 @@ BOARD   ?= oled
 # Debian packages the tests need, as PACKAGE:PROGRAM, or PACKAGE:@FILE for one with
 # no program (tools/debian_deps.sh): GNU Go (the Go oracle), chromium and its driver
 # (the hall page's browser tests), mosquitto (the MQTT broker), Noto CJK (the pages'
-# Chinese, Japanese and Korean names, docs/server.md).
+# Chinese, Japanese and Korean names, docs/server.md), ngspice (the boards'
+# electrical check, hardware/spice.py).
 DEBIAN  := gnugo:gnugo chromium:chromium chromium-driver:chromedriver mosquitto:mosquitto \
-           fonts-noto-cjk:@/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
+           fonts-noto-cjk:@/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ngspice:ngspice
 
 .PHONY: all sim hall hall-stop test lint typecheck bench mp clean voice firmware flash fuzz-props venv debian-deps
 

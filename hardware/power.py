@@ -32,7 +32,7 @@ DERATE = 0.85  # to 3.0 V at this low rate, after ageing and cold
 SMPS_EFF = 0.85  # the Pico's RT6150 at about 100 mA
 VBUS_V = 5.0  # USB
 VSYS_USB_V = 4.7  # VBUS through the Pico's own Schottky diode
-CHARGE_MA = 1000 / 4.7  # MCP73831: I_REG = 1000 V / R_PROG (R14 = 4.7 kOhm)
+CHARGE_MA = 1000 / (4.7 + 0.47)  # MCP73831: I_REG = 1000 V / R_PROG (R14 4.7 kOhm + RT1 at 25 C)
 USB_MA = 500  # what a USB 2.0 port promises
 # MAX98357A at full scale into 4 Ohm from 4.2 V: about 1.8 W out (its datasheet's
 # output power against supply), 85 % efficient. An estimate.
@@ -156,6 +156,55 @@ def battery_stresses():
     }
 
 
+# The speech gain cap (#29, firmware/boards/speech.py): the loudest speech the
+# TPS63900 can carry from the cells at their end.
+CELLS_END_V = 2.0  # two alkaline cells at 1.0 V each, open circuit: where spice.py takes them
+CELLS_R = 0.5  # their internal resistance near the end, about 0.25 Ohm a cell (an estimate)
+PATH_R = 2 * 0.15  # Q3 and Q4 (DMG2305UX) at VGS about -1.8 V (spice.py's model gives 0.14)
+TPS63900_EFF = 0.85  # at 100-400 mA (SLVSET3D typical efficiency curves): an estimate
+AMP_EFF = 0.85  # MAX98357A: 92 % at 1 W into 8 Ohm (its datasheet), less at speech's levels
+RAIL_BUSY_MA = 20 + 2.4  # the RP2040 awake (power.csv's estimate) and the amplifier's quiescent
+
+
+def speech_rail_w(gain):
+    """The 3.3 V rail's power (W) while speech plays at ``gain`` (/256): the
+    amplifier's output goes as the gain squared (a full-scale sine from its 3.3 V
+    bridge into 8 Ohm, ``battery_stresses``' speaker_w), plus the rest awake."""
+    out_w = battery_stresses()["speaker_w"] * (gain / 256) ** 2 / AMP_EFF
+    return out_w + 3.3 * RAIL_BUSY_MA / 1000
+
+
+def speech_input_ma(gain):
+    """The current (mA) from the cells at their end for speech at ``gain``: the
+    converter's input power I x (CELLS_END_V - I x (CELLS_R + PATH_R))."""
+    p_in = speech_rail_w(gain) / TPS63900_EFF
+    r = CELLS_R + PATH_R
+    disc = CELLS_END_V**2 - 4 * r * p_in
+    if disc < 0:
+        return float("inf")  # more than the cells can give at any current
+    return 1000 * (CELLS_END_V - disc**0.5) / (2 * r)
+
+
+TPS63900_VIN_MIN = 1.8  # its input's minimum (SLVSET3D 6.3)
+
+
+def speech_vin(gain):
+    """The TPS63900's input (V) while speech plays at ``gain`` from the cells' end."""
+    return CELLS_END_V - speech_input_ma(gain) / 1000 * (CELLS_R + PATH_R)
+
+
+def speech_gain_cap():
+    """The largest voice gain (/256) whose speech, from the cells at their end,
+    keeps the current within the TPS63900's switch current and its input above
+    its minimum (the cells' and the FETs' resistance between)."""
+    gain = 256
+    while gain > 0 and (
+        speech_input_ma(gain) > TPS63900_SWITCH_MA or speech_vin(gain) < TPS63900_VIN_MIN
+    ):
+        gain -= 1
+    return gain
+
+
 def lowest_ok_threshold(ma):
     """The lowest LOW_MV (50 mV steps) still leaving REQUIRED_H x MARGIN."""
     mv = 4000
@@ -239,7 +288,8 @@ def render(rows, low_mv, ok_mv):
         "",
         "## On USB",
         "",
-        "- The MCP73831 charges at %.0f mA (`R14`); with the clock running the port gives"
+        "- The MCP73831 charges at %.0f mA (`R14` and the PTC `RT1` against the cell, which"
+        " cuts the charge as the cell heats past 45 C); with the clock running the port gives"
         " %.0f mA, under USB 2.0's %d mA." % (st["charge_ma"], st["usb_ma"], USB_MA),
         "- From the warning to full: about %.0f h (%.0f %% of %d mAh at %.0f mA, and the"
         " constant-voltage tail); from empty, about %.0f h."

@@ -140,6 +140,12 @@ FP = {
     # A custom glass's Zebra pads: drawn from the glass maker's drawing once it is
     # quoted (hardware/battery-board.md); no library has it.
     "glass": "qizhong:LCD_Glass_Zebra_1x44",
+    # #29: the TVS diodes, the TPS63900's SMD capacitors, the USB feed's rectifier,
+    # the charger's PTC
+    "d0402": "Diode_SMD:D_0402_1005Metric",
+    "c0805": "Capacitor_SMD:C_0805_2012Metric",
+    "do41": "Diode_THT:D_DO-41_SOD81_P10.16mm_Horizontal",
+    "r0603": "Resistor_SMD:R_0603_1608Metric",
 }
 
 # The battery board's pins beyond hardware/pinout.csv (firmware/boards/pico.py
@@ -282,6 +288,25 @@ class Sheet:
 
 def _two(kind):
     return [(1, "1", kind), (2, "2", kind)]
+
+
+# #29: a TVS at each lead a player touches (TI TPD1E10B06: bidirectional, IEC
+# 61000-4-2 level 4), between the lead and GND, before the series resistor.
+TVS = "TPD1E10B06"
+
+
+def tvs(s, refs, nets, table=None):
+    for ref, net in zip(refs, nets, strict=True):
+        p = s.part(ref, "TVS diode", TVS, "d0402", _two(P.PASSIVE), "ESD at " + net, table=table)
+        s.net(net).connect(p[1])
+        s.net("GND").connect(p[2])
+
+
+def hinge_ground(s, ref, table=None):
+    """#29: the levers' steel hinge rods on a lead to GND, so a touch discharge
+    to a lever goes to ground, not through the switch into its pin."""
+    p = s.part(ref, "Hinge ground lead", "hinges", "xh2", _two(P.PASSIVE), "both rods", table=table)
+    s.net("GND").connect(p[1], p[2])
 
 
 def clock():
@@ -435,7 +460,9 @@ def clock():
         "U4", "Li-ion protection", "DW01A", "sot23_6", pins, "the cell's guard", table="DW01A"
     )
     s.power("prot_vcc", "BAT_N")  # the cell is this chip's supply
-    s.r("R24", "100", "BAT_P", "prot_vcc")
+    # #29: fed after the reverse guard (Q3), so a reversed cell drives no current
+    # through its substrate diode (30 mA by R24 when it sat before the guard)
+    s.r("R24", "100", "VBAT", "prot_vcc")
     s.cap("C17", "100n", "prot_vcc", "BAT_N")
     s.net("prot_vcc").connect(u["VCC"])
     s.net("BAT_N").connect(u["GND"])
@@ -467,8 +494,11 @@ def clock():
     s.net("VBAT").connect(q["S"])
     s.net("GND").connect(q["G"])
 
-    # Charger from VBUS at 213 mA (PROG 4.7 kOhm): with the clock running it
+    # Charger from VBUS at 193 mA (PROG 4.7 kOhm + RT1): with the clock running it
     # keeps the USB draw under 500 mA, and the SOT-23-5 below its heat limit.
+    # #29: RT1, a PTC thermistor against the cell, is in PROG's path: above its
+    # 45 C switch point its resistance climbs a decade in about 15 C, and the
+    # charge current (1000 V / R_PROG) falls with it: no charge into a hot cell.
     pins = [
         (1, "STAT", P.OPENCOLL),
         (2, "VSS", P.PWRIN),
@@ -490,7 +520,10 @@ def clock():
     s.net("VBAT").connect(u["VBAT"])
     s.net("VBUS").connect(u["VDD"])
     s.net("charge_prog").connect(u["PROG"])
-    s.r("R14", "4k7", "charge_prog", "GND")
+    s.r("R14", "4k7", "charge_prog", "charge_ptc")
+    ptc = s.part("RT1", "PTC thermistor", "470", "r0603", _two(P.PASSIVE), "against the cell")
+    s.net("charge_ptc").connect(ptc[1])
+    s.net("GND").connect(ptc[2])
     s.cap("C6", "4u7", "VBUS", "GND", fp="c_bulk")
     s.cap("C7", "4u7", "VBAT", "GND", fp="c_bulk")
     s.r("R15", "1k", "VBUS", "charge_led_a")
@@ -518,6 +551,12 @@ def clock():
     s.r("R22", "100k", "VBAT_SW", "bat_sense")
     s.r("R23", "100k", "bat_sense", "GND")
     s.cap("C16", "100n", "bat_sense", "GND")
+
+    # #29: ESD at the leads players touch and at USB; the hinge rods grounded.
+    leads = ["lever_left_sw", "lever_right_sw"]
+    leads += [k + "_sw" for k in ("key_start", "key_menu", "key_plus", "key_minus", "key_ok")]
+    tvs(s, ["D%d" % (3 + k) for k in range(len(leads) + 1)], [*leads, "VBUS"])
+    hinge_ground(s, "J3")
 
     # J2: the test header for the jig (keyed, shrouded).
     pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]
@@ -605,6 +644,10 @@ def battery():
     pin = {sig: gp for sig, gp in read_pinout().items() if sig not in BATTERY_UNUSED}
     pin.update(BATTERY_PINS)
     s = Sheet()
+    # #29: the Pico's VSYS is left to the Pico (its own diode from VBUS; here it
+    # only feeds EN through R29): the cells feed the TPS63900 on a node of its own
+    # (VIN), so on cells VSYS is at 0 V and the Pico's 3V3_EN pull-up and VSYS
+    # divider draw nothing, on or off.
     s.pico(
         "U1",
         {gp: sig for sig, gp in pin.items() if gp not in INTERNAL},
@@ -612,7 +655,7 @@ def battery():
         tied={"3V3_EN": "GND"},  # the Pico's RT6150 off: the TPS63900 feeds 3V3
         table="Pico",
     )
-    s.power("GND", "+3V3", "VSYS", "VBUS", "CELLS_IN", "CELLS")
+    s.power("GND", "+3V3", "VSYS", "VIN", "VBUS", "CELLS_IN", "CELLS")
     two = "2-terminal"
 
     # Levers: 1 MOhm pull-ups (3.3 uA while held), 1 kOhm + 100 pF into the pin.
@@ -667,8 +710,10 @@ def battery():
     s.net("GND").connect(p[2])
     s.cap("C8", "100n", "tilt", "GND", table=two)
 
-    # The cells, a P-FET against a reversed pair, and a P-FET into VSYS that
-    # VBUS turns off (the Pico datasheet's battery circuit).
+    # The cells, a P-FET against a reversed pair, and a P-FET into VIN that
+    # VBUS turns off (the Pico datasheet's battery circuit); on USB, VIN comes
+    # from VBUS through D4, a silicon rectifier: its reverse leakage from the
+    # cells is nA where a Schottky's is uA (#29, the off-state current).
     pins = [(1, "+", P.PWROUT), (2, "-", P.PASSIVE)]
     bt = s.part(
         "BT1",
@@ -686,14 +731,19 @@ def battery():
     s.net("CELLS_IN").connect(q["D"])
     s.net("CELLS").connect(q["S"])
     s.net("GND").connect(q["G"])
-    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cells into VSYS", table="DMG2305UX")
+    q = s.part("Q4", "P-MOSFET", "DMG2305UX", "sot23", fet, "cells into VIN", table="DMG2305UX")
     s.net("CELLS").connect(q["D"])
-    s.net("VSYS").connect(q["S"])
+    s.net("VIN").connect(q["S"])
     s.net("VBUS").connect(q["G"])
     s.r("R11", "100k", "VBUS", "GND", table=two)  # the gate low when no USB
+    d = s.part("D4", "Rectifier", "1N4001", "do41", _two(P.PASSIVE), "USB into VIN", table=two)
+    s.net("VIN").connect(d[1])  # K (KiCad's diode pads: 1 K, 2 A)
+    s.net("VBUS").connect(d[2])
 
-    # 3.3 V: the TPS63900 from VSYS. SEL low: the CFG resistors' first setting;
-    # their values come from the datasheet's resistor table (open, battery-board.md).
+    # 3.3 V: the TPS63900 from VIN. SEL low: VOUT(1). CFG resistors (TI SLVSET3D,
+    # 7.3.6, Table 7-2): CFG3 16.2 kOhm, VOUT(1) 3.3 V; CFG1 36.5 kOhm, VOUT(2)
+    # 3.3 V as well; CFG2 0 Ohm, no input current limit (1-100 mA starves the
+    # amplifier and the start-up).
     pins = [
         (1, "EN", P.INPUT),
         (2, "SEL", P.INPUT),
@@ -710,32 +760,35 @@ def battery():
     u = s.part(
         "U2", "Buck-boost 3.3 V", "TPS63900", "wson10", pins, "75 nA quiescent", table="TPS63900"
     )
-    s.net("VSYS").connect(u["VIN"])
+    s.net("VIN").connect(u["VIN"])
     s.net("+3V3").connect(u["VOUT"])
     s.net("GND").connect(u["GND"], u["EP"], u["SEL"])
     s.net("tps_en").connect(u["EN"])
     s.net("tps_lx1").connect(u["LX1"])
     s.net("tps_lx2").connect(u["LX2"])
-    for k in (1, 2, 3):
+    for k, value in ((1, "36.5k"), (2, "0"), (3, "16.2k")):
         s.net("tps_cfg%d" % k).connect(u["CFG%d" % k])
-        s.r(
-            "R%d" % (11 + k),
-            "CFG%d" % k,
-            "tps_cfg%d" % k,
-            "GND",
-            bom="Resistor TPS63900 CFG",
-            table=two,
-        )
+        bom = "Resistor %s 1 %%" % value if value != "0" else "Resistor 0 Ohm"
+        s.r("R%d" % (11 + k), value, "tps_cfg%d" % k, "GND", bom=bom, table=two)
     ind = s.part("L1", "Inductor 2.2 uH", "2.2u", "xfl4020", _two(P.PASSIVE), "TPS63900", table=two)
     s.net("tps_lx1").connect(ind[1])
     s.net("tps_lx2").connect(ind[2])
-    s.cap("C9", "10u", "VSYS", "GND", fp="c_bulk", table=two)  # at VIN
-    s.cap("C10", "10u", "+3V3", "GND", fp="c_bulk", table=two)  # at VOUT
+    # X7R 0805 at the pins: 10 uF in, 2 x 10 uF out (SLVSET3D 8.2.2.3-4)
+    s.cap("C9", "10u", "VIN", "GND", fp="c0805", table=two)
+    s.cap("C10", "10u", "+3V3", "GND", fp="c0805", table=two)
+    s.cap("C15", "10u", "+3V3", "GND", fp="c0805", table=two)
+
+    npn = [(1, "E", P.PASSIVE), (2, "B", P.PASSIVE), (3, "C", P.PASSIVE)]
 
     # Soft power: EN high through a Schottky from the power key (cells), from
     # pwr_hold (the firmware holds itself on) or from VBUS; 1 MOhm pulls it low.
+    # #29: pwr_hold and USB each through a resistor against R15, so EN stays
+    # below VIN + 0.3 V on any supply (USB: about 2.3 V; pwr_hold: about 1.8 V).
+    # USB's from the Pico's VSYS (VBUS through its own diode), at 0 V on cells.
+    s.r("R29", "1M", "VSYS", "en_usb", table=two)
+    s.r("R30", "680k", "pwr_hold", "en_hold", table=two)
     d = [(1, "A", P.PASSIVE), (2, "NC", P.NOCONNECT), (3, "K", P.PASSIVE)]
-    for k, src in enumerate(("key_pwr_sw", "pwr_hold", "VBUS")):
+    for k, src in enumerate(("key_pwr_sw", "en_hold", "en_usb")):
         dd = s.part(
             "D%d" % (1 + k),
             "Schottky diode",
@@ -752,7 +805,15 @@ def battery():
     p = s.part("SW9", "Arbiter key", "power", "xh2", _two(P.PASSIVE), "the power key", table=two)
     s.net("CELLS").connect(p[1])
     s.net("key_pwr_sw").connect(p[2])
-    s.r("R16", "100k", "key_pwr_sw", "key_power", table=two)  # read by GP12 (its pull-down)
+    # #29: read through an NPN (Q6), not a divider: two spent cells (2.0 V) are
+    # below the RP2040's 2.0 V input high, so GP12 is pulled up (the firmware's
+    # PULL_UP) and Q6 pulls it low while the key is down, from any cell voltage.
+    s.r("R16", "100k", "key_pwr_sw", "key_pwr_base", table=two)
+    s.r("R31", "1M", "key_pwr_base", "GND", table=two)
+    q = s.part("Q6", "NPN transistor", "2N3904", "to92", npn, "reads the power key", table="2N3904")
+    s.net("key_power").connect(q["C"])
+    s.net("key_pwr_base").connect(q["B"])
+    s.net("GND").connect(q["E"])
 
     # Segment glasses: one PCF85176 each, both on I2C0, SA0 low (0x38) and high
     # (0x39); internal oscillator (OSC to VSS), not cascaded (SYNC, CLK open),
@@ -841,8 +902,7 @@ def battery():
     s.r("R20", "10k", "amp_sd", "GND", table=two)
     s.cap("C13", "10u", "amp_vin", "GND", fp="c_bulk", table=two)
 
-    # Buzzer: as the OLED board, from VSYS.
-    npn = [(1, "E", P.PASSIVE), (2, "B", P.PASSIVE), (3, "C", P.PASSIVE)]
+    # Buzzer: as the OLED board, from VIN.
     q = s.part("Q1", "NPN transistor", "2N3904", "to92", npn, table="2N3904")
     s.r("R21", "1k", "buzzer", "buzzer_base", table=two)
     s.r("R22", "10k", "buzzer_base", "GND", table=two)
@@ -850,9 +910,9 @@ def battery():
     s.net("GND").connect(q["E"])
     s.net("buzzer_drive").connect(q["C"])
     bz = s.part("BZ1", "Piezo buzzer", "PS1240", "buzzer", _two(P.PASSIVE), table=two)
-    s.net("VSYS").connect(bz[1])
+    s.net("VIN").connect(bz[1])
     s.net("buzzer_drive").connect(bz[2])
-    s.r("R23", "1k", "VSYS", "buzzer_drive", table=two)
+    s.r("R23", "1k", "VIN", "buzzer_drive", table=two)
 
     # The cells read on GP26 through 1M/1M, switched on by bat_meas: an NPN
     # pulls the P-FET's gate low; at rest the divider and the gate draw nothing.
@@ -874,6 +934,14 @@ def battery():
     s.r("R27", "1M", "bat_div", "bat_sense", table=two)
     s.r("R28", "1M", "bat_sense", "GND", table=two)
     s.cap("C14", "100n", "bat_sense", "GND", table=two)
+
+    # #29: ESD at the leads players touch (the power key's reaches EN) and at USB;
+    # the hinge rods grounded.
+    leads = ["lever_left_sw", "lever_right_sw"]
+    leads += [k + "_sw" for k in ("key_start", "key_menu", "key_plus", "key_minus", "key_ok")]
+    leads += ["key_pwr_sw", "VBUS"]
+    tvs(s, ["D%d" % (5 + k) for k in range(len(leads))], leads, table=two)
+    hinge_ground(s, "J3", table=two)
 
     # J2: the jig's test header, as on the OLED board.
     pins = [(k + 1, name, P.PASSIVE) for k, name in enumerate(HARNESS)]

@@ -398,9 +398,9 @@ def test_battery_power_pins_are_on_their_rails(sheets):
             assert row["type"] != "power" or row["rail"], "%s pin %s" % (table, n)
     # and a pin moved off its rail is caught: the TPS63900's VIN on the cells
     nets = {k: set(v) for k, v in nets.items()}
-    nets["VSYS"].discard(("U2", "10"))
+    nets["VIN"].discard(("U2", "10"))
     nets["CELLS"].add(("U2", "10"))
-    assert _rail_problems(sheet, nets, tables) == ["U2.10 VIN: on CELLS, not VSYS"]
+    assert _rail_problems(sheet, nets, tables) == ["U2.10 VIN: on CELLS, not VIN"]
 
 
 def test_each_glass_meets_its_driver_line_for_line(sheets):
@@ -427,10 +427,11 @@ def test_the_battery_board_follows_the_firmwares_pins_and_addresses(sheets):
         return int(re.search(r"^%s = const\((\w+)\)" % name, fw, re.M).group(1), 0)
 
     pins = schematic.BATTERY_PINS
-    assert (pins["pwr_hold"], pins["amp_pwr"], pins["bat_meas"]) == (
+    assert (pins["pwr_hold"], pins["amp_pwr"], pins["bat_meas"], pins["key_power"]) == (
         const("PWR_HOLD"),
         const("AMP_PWR"),
         const("BAT_MEAS"),
+        const("KEY_POWER"),
     )
     nets = nets_of(sheets["battery"].netlist())
     for sig, gp in pins.items():
@@ -448,16 +449,21 @@ def test_the_battery_board_follows_the_firmwares_pins_and_addresses(sheets):
 
 
 def test_the_battery_boards_open_items_are_listed():
-    """What the netlist leaves open (the CFG resistors' values, the glass's
-    footprint, the PCF85176 pin table's confirmation) is listed in
-    battery-board.md, so nothing unchecked is ordered."""
+    """What the netlist leaves open (the glass's footprint, the PCF85176 pin
+    table's confirmation) is listed in battery-board.md, so nothing unchecked is
+    ordered; the CFG resistors (#29) are settled, each value with its primary
+    source, and no longer open."""
     sheet = schematic.battery()
     with open(os.path.join(HW, "battery-board.md"), encoding="utf-8") as f:
         doc = f.read()
     open_items = doc.split("## Open before ordering", 1)[1].split("\n## ", 1)[0]
-    for ref in ("R12", "R13", "R14"):
-        assert sheet.values[ref].startswith("CFG"), ref  # no value guessed
-        assert ref in open_items
+    cfg = {"R12": ("36.5k", "CFG1"), "R13": ("0", "CFG2"), "R14": ("16.2k", "CFG3")}
+    sources = doc.split("### Where each pin number comes from", 1)[1]
+    for ref, (value, pin) in cfg.items():
+        assert sheet.values[ref] == value, ref
+        assert ref not in open_items
+        assert "%s (%s)" % (pin, ref) in sources and "SLVSET3D" in sources
+    assert "EN on USB" not in open_items and "C9, C10" not in open_items
     assert sheet.fp["DS1"].startswith("qizhong:") and "qizhong:LCD_Glass_Zebra_1x44" in open_items
     tables = schematic.read_pin_tables()
     assert "not read" in tables["PCF85176T"]["48"]["source"] and "PCF85176" in open_items

@@ -43,6 +43,7 @@ from qizhong import segface
 from . import cell
 from .pcf85176 import PCF85176
 from .pico import POLL_MS, VBUS_SENSE, Pico
+from .speech import GAIN_CAP
 
 GLASS_ADDR = const(0x38)  # the PCF85176s: 0x38 and 0x39, both on I2C0
 BATTERY_ON_CELLS_MS = const(60_000)  # the cells are read once a minute (#22)
@@ -50,6 +51,7 @@ BATTERY_ON_CELLS_MS = const(60_000)  # the cells are read once a minute (#22)
 PWR_HOLD = const(10)  # high holds the TPS63900 on; low: the clock switches itself off
 AMP_PWR = const(11)  # the amplifier's load switch
 BAT_MEAS = const(13)  # switches the cells' divider on for a reading
+KEY_POWER = const(12)  # the power key through Q6: low while it is down (#29)
 MEAS_SETTLE_MS = const(300)  # the divider's 1 MOhm / 100 nF settles (5 time constants)
 OFF_MS = const(30 * 60_000)  # no host, not running, no input this long: off (the journal keeps it)
 # The CPU clock on this board (#33), the energy model's (docs/power.md): a
@@ -73,12 +75,15 @@ class Board(Pico):
     CLEAR_MV = cell.CLEAR_MV
     LEVER_PULL_UP = False
     LEVER_WAKES = True
+    PANEL_BUS = (0, 0)  # both glasses on I2C0
+    GAIN_MAX = GAIN_CAP  # #29: speech within the TPS63900's 400 mA at the cells' end
 
     def _power_on(self):
         self._hold = Pin(PWR_HOLD, Pin.OUT, value=1)  # first: the key's press is brief
         machine.freq(CPU_HZ)  # before any peripheral takes its divider from the clock
         self._amp_pwr = Pin(AMP_PWR, Pin.OUT, value=0)
         self._meas = Pin(BAT_MEAS, Pin.OUT, value=0)
+        self.key_power = Pin(KEY_POWER, Pin.IN, Pin.PULL_UP)  # the pull Q6 works against
 
     def _displays(self, buses):
         # both glasses on I2C0, by SA0 (hardware/battery-board.md)

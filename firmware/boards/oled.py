@@ -41,6 +41,16 @@ class Board(Pico):
         sleep_ms(1)  # SSD1309: RES low at least 3 us
         self._res.value(1)
 
+    def _reset_panels(self):
+        # #29: a panel that stopped answering comes back only from a reset; both
+        # share RES, so both start again at their next frame
+        self._res.value(0)
+        sleep_ms(1)  # SSD1309: RES low at least 3 us
+        self._res.value(1)
+        for j in (0, 1):
+            self._oled_ok[j] = False
+            self._retry_ms[j] = self._ref_ms
+
     def _send(self, i, oled, sent, whole):
         if whole:
             oled.show()

@@ -93,7 +93,9 @@ Displays
     its displays at 400 kHz and says why in ``i2c_refused`` (boards/i2crate.py).
     ``show`` skips a frame identical to the last one it sent, and re-sends
     the whole frame every ``RESEND_MS``. A display that fails is retried
-    every ``RETRY_MS`` and does not stop the clock.
+    every ``RETRY_MS`` and does not stop the clock; each failure first clears
+    its bus (nine clocks and a STOP) and builds it again, and one that keeps
+    failing is reset again (#29, boards/i2cbus.py).
 
 Battery
     GP26 (ADC0) reads the cell through a 100k/100k divider, after the power
@@ -142,7 +144,7 @@ from qizhong import app as A
 from qizhong.lever import Lever
 from qizhong.monotonic import Monotonic
 
-from . import i2crate, pins
+from . import i2cbus, i2crate, pins, speech
 from .i2crate import FRAME_BITS, REFRESH_MS, frame_us  # noqa: F401 - the board's figures
 from .usb import Serial
 
@@ -259,6 +261,8 @@ class Pico:
     CLEAR_MV = 0
     LEVER_PULL_UP = True  # False: the board's own pull-ups alone
     LEVER_WAKES = False  # True: the levers' pin interrupts wake the loop too (lightsleep)
+    PANEL_BUS = (0, 1)  # each display's I2C bus
+    GAIN_MAX = 256  # the voice's gain at most, /256 (#29: the battery board caps it)
     _oled: tuple  # the two displays' drivers (a glass or a panel each), set by _displays
     fb_buf: tuple  # what the app draws into, one per display
     fb: tuple
@@ -350,6 +354,8 @@ class Pico:
             I2C(0, scl=Pin(pins.I2C0_SCL), sda=Pin(pins.I2C0_SDA), freq=hz, timeout=timeout),
             I2C(1, scl=Pin(pins.I2C1_SCL), sda=Pin(pins.I2C1_SDA), freq=hz, timeout=timeout),
         )
+        self._i2c_args = (hz, timeout)  # #29: a cleared bus is built again with these
+        self._watch = i2cbus.Watch()
         self._displays(buses)  # _oled, fb_buf, fb
         self._sent = (bytearray(len(self._oled[0].buf)), bytearray(len(self._oled[1].buf)))
         self._sent_ms = [-RESEND_MS, -RESEND_MS]
@@ -396,7 +402,7 @@ class Pico:
         self._battery_ms = 0
         self._cells_start()
 
-        self._gain = 256  # voice volume, /256
+        self._gain = self.GAIN_MAX  # voice volume, /256
         self._serial = Serial()
         self.board_id = "%02x" * 8 % tuple(unique_id())
         self.state_dir = STATE_DIR
@@ -731,9 +737,31 @@ class Pico:
         except OSError:
             self._oled_ok[i] = False
             self._retry_ms[i] = self._ref_ms + RETRY_MS
+            self._lost(i)
             return False
         self._oled_ok[i] = True
+        self._watch.ok(i)
         return True
+
+    def _lost(self, i):
+        """#29: display ``i`` stopped answering. Its bus is cleared (nine clocks
+        and a STOP: a device stuck mid-byte lets SDA go) and built again before
+        the display waits for its retry; one that keeps failing is reset again
+        (``_reset_panels``), at most once every ``i2cbus.RESET_MS``."""
+        n = self.PANEL_BUS[i]
+        scl, sda = ((pins.I2C0_SCL, pins.I2C0_SDA), (pins.I2C1_SCL, pins.I2C1_SDA))[n]
+        i2cbus.clear(scl, sda)
+        self._watch.clears += 1
+        hz, timeout = self._i2c_args
+        bus = I2C(n, scl=Pin(scl), sda=Pin(sda), freq=hz, timeout=timeout)
+        for j in (0, 1):
+            if self.PANEL_BUS[j] == n:
+                self._oled[j].i2c = bus
+        if self._watch.failed(i, self._ref_ms):
+            self._reset_panels()
+
+    def _reset_panels(self):
+        """Reset the displays again (the OLED board's RES); a glass has no reset pin."""
 
     def show(self, i):
         now = self._ref_ms
@@ -749,6 +777,7 @@ class Pico:
         except OSError:
             self._oled_ok[i] = False
             self._retry_ms[i] = now + RETRY_MS
+            self._lost(i)
             return
         sent[:] = oled.buf
         self._sent_ms[i] = now
@@ -907,7 +936,7 @@ class Pico:
 
     def set_volume(self, v):
         """0..10: a square law, as ears hear loudness; 10 is the file as recorded."""
-        self._gain = v * v * 256 // 100
+        self._gain = speech.capped(v * v * 256 // 100, self.GAIN_MAX)
 
     def set_trim(self, ppm):
         self._mono.skew_ppm = ppm

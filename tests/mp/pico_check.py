@@ -852,6 +852,72 @@ def check_missing_display_retried():
     assert i2c1.writes and i2c1.writes[-1][1][0] == 0x40, "re-initialised and sent"
 
 
+def check_a_lost_panel_clears_its_bus_and_is_reset_again():
+    """#29: a panel that stops answering has its bus cleared (boards/i2cbus.py)
+    and built again at each failure; failing twice in a row, both panels are
+    reset (RES) and started again at once; it comes back when it answers. One
+    absent from boot is retried, its bus cleared, but never reset."""
+    machine.reset()
+    rp2.reset()
+    machine.FAIL_I2C.add(1)
+    T[0] = 0
+    pico.ticks_ms = fake_ticks
+    b = oled.Board(VOICE)  # the right panel absent from the start
+    at(b, pico.RETRY_MS + 10)
+    b.show(1)
+    assert b._watch.clears == 2 and b._watch.resets == 0, "an absent panel is not reset"
+    machine.FAIL_I2C.clear()
+    at(b, 2 * pico.RETRY_MS + 20)
+    b.show(1)
+    assert b._oled_ok[1], "it came: started"
+    machine.FAIL_I2C.add(1)  # and now it hangs
+    at(b, 3 * pico.RETRY_MS + 30)
+    b._sent[1][0] ^= 1  # a changed frame
+    b.show(1)  # its frame fails: the bus cleared
+    first = machine.I2CS[1]
+    assert b._watch.clears == 3 and b._watch.resets == 0
+    assert b._oled[1].i2c is first  # the bus built again after its clear
+    i2c0 = machine.I2CS[0]
+    i2c0.writes.clear()
+    at(b, 4 * pico.RETRY_MS + 40)
+    b.show(1)  # its start fails too: cleared, and both panels reset
+    assert b._watch.clears == 4 and b._watch.resets == 1
+    assert b._oled[1].i2c is machine.I2CS[1] and machine.I2CS[1] is not first
+    assert not b._oled_ok[0] and b._retry_ms[0] <= b._ref_ms, "the left panel starts again"
+    b.show(0)
+    assert i2c0.writes and i2c0.writes[0][1][:2] == bytes((0x00, 0xAE)), "left re-initialised"
+    machine.FAIL_I2C.clear()
+    b.show(1)  # answers again: started and sent at once, not after another RETRY_MS
+    assert b._oled_ok[1] and machine.I2CS[1].writes, "right panel back"
+    at(b, 5 * pico.RETRY_MS + 50)
+    machine.FAIL_I2C.add(1)
+    b._oled_ok[1] = False
+    b._retry_ms[1] = 0
+    b.show(1)
+    b.show(1)  # two more failures, but within RESET_MS of the last reset: no reset
+    assert b._watch.resets == 1
+    machine.FAIL_I2C.clear()
+
+
+def check_the_battery_boards_voice_is_capped_and_power_key_pulled_up():
+    """#29: the battery board's gain never exceeds speech.GAIN_CAP (the TPS63900's
+    400 mA at the cells' end); the OLED board's is the file as recorded. GP12
+    has the pull-up the power key's NPN (Q6) pulls down."""
+    from boards import speech
+
+    b = make(battery=True)
+    assert b._gain == speech.GAIN_CAP < 256
+    b.set_volume(10)
+    assert b._gain == speech.GAIN_CAP
+    b.set_volume(5)
+    assert b._gain == 64
+    p = machine.PINS[battery.KEY_POWER]
+    assert p.mode == machine.Pin.IN and p.pull == machine.Pin.PULL_UP
+    b = make()
+    b.set_volume(10)
+    assert b._gain == 256
+
+
 def check_beep():
     b = make()
     pwm = machine.PWMS[pins.BUZZER]
@@ -1517,6 +1583,8 @@ CHECKS = [
     check_a_serial_flood_cannot_starve_the_loop,
     check_voice_volume,
     check_board_identity,
+    check_a_lost_panel_clears_its_bus_and_is_reset_again,
+    check_the_battery_boards_voice_is_capped_and_power_key_pulled_up,
 ]
 
 
