@@ -17,8 +17,6 @@ when the clock reports it, after it too is on disk.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import os
 import secrets
 import threading
@@ -35,7 +33,7 @@ from qizhong.core import auth as core_auth
 from qizhong.server import rounds, validate
 from qizhong.server.board import BoardState, Worker
 from qizhong.server.feed import Feed
-from qizhong.server.logins import Logins
+from qizhong.server.logins import Logins, Tokens, client
 from qizhong.server.password import Password
 from qizhong.server.store import Store, StoreError
 from qizhong.server.viewers import Viewer
@@ -61,8 +59,10 @@ class Hall:
         password: str | Password,
         tournament: str = "hall",
         beat_s: float = 5.0,
+        trusted: frozenset[str] = frozenset(),
     ) -> None:
         self.store = store
+        self.trusted = trusted  # reverse proxies whose X-Forwarded-For is believed
         self.beat_s = beat_s  # a ``beat`` to every page this often: silence means a lost server
         self.password = password if isinstance(password, Password) else Password(password)
         self.tournament = tournament
@@ -71,8 +71,8 @@ class Hall:
         self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
         self.viewers: set[Viewer] = set()
         self.boards_made: dict[bool, tuple[float, bytes]] = {}  # /api/boards, as last made
-        self.sessions: set[str] = set()
         self.logins = Logins()
+        self.tokens = Tokens(store)  # the arbiter's logins (cookies), kept across a restart
         self._tasks: set[asyncio.Future[None]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
@@ -82,7 +82,6 @@ class Hall:
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self.acked: set[int] = set()
         self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
-        self.kept_logins = store.logins()
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
         self.listeners.append(self.feed.on_change)
@@ -226,18 +225,13 @@ class Hall:
     def is_arbiter(self, request: web.Request) -> bool:
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):  # a script's password: rate-limited as the login is
-            self.logins.check(request.remote or "?")
+            address = client(request, self.trusted)
+            self.logins.check(address)
             ok = self.password.check(auth[7:])
             if not ok:
-                self.logins.failed(request.remote or "?")
+                self.logins.failed(address)
             return ok
-        cookie = request.cookies.get(COOKIE, "")
-        if any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions):
-            return True
-        if cookie and _digest(cookie) in self.kept_logins:  # a login from before a restart
-            self.sessions.add(cookie)
-            return True
-        return False
+        return self.tokens.valid(request.cookies.get(COOKIE, ""))
 
 
 def _int(body: dict[str, Any], key: str) -> int:
@@ -449,25 +443,23 @@ def make_app(hall: Hall) -> web.Application:
 
     async def login(request: web.Request) -> web.Response:
         body = await _json(request)
-        hall.logins.check(request.remote or "?")  # 429 while this address must wait
+        address = client(request, hall.trusted)
+        hall.logins.check(address)  # 429 while this address (or every one) must wait
         given = str(body.get("password", ""))
         if not hall.password.check(given):
-            hall.logins.failed(request.remote or "?")
+            hall.logins.failed(address)
             raise web.HTTPForbidden(text="wrong password")
-        hall.logins.passed(request.remote or "?")
+        hall.logins.passed(address)
         token = secrets.token_urlsafe(32)
-        hall.sessions.add(token)
-        hall.store.add_login(_digest(token))  # kept (hashed) for after a restart
+        hall.tokens.add(token)  # kept (hashed) for after a restart
         resp = web.json_response({"arbiter": True})
         resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
         return resp
 
     async def logout(request: web.Request) -> web.Response:
         token = request.cookies.get(COOKIE, "")
-        hall.sessions.discard(token)
         if token:
-            hall.kept_logins.discard(_digest(token))
-            hall.store.drop_login(_digest(token))
+            hall.tokens.drop(token)
         resp = web.json_response({"arbiter": False})
         resp.del_cookie(COOKIE, path="/")
         return resp
@@ -793,10 +785,6 @@ _COMMAND_WORDS = ("help", "start", "pause", "resume", "foul", "penalty", "knock"
                   "undo", "moves", "status", "save", "quit", "resign", "nomove", "claim",
                   "offer", "accept", "decline", "phone", "confirm", "overrule", "unrule", "dead",
                   "score", "count", "agree", "illegal", "adjust", "quickplay", "board")  # fmt: skip
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _key(request: web.Request, body: dict[str, Any]) -> str:

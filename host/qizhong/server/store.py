@@ -309,8 +309,16 @@ class Store:
     def drop_login(self, digest: str) -> None:
         self._write("DELETE FROM logins WHERE digest=?", (digest,))
 
-    def logins(self) -> set[str]:
-        return {str(r[0]) for r in self._read("SELECT digest FROM logins")}
+    def logins(self) -> dict[str, int]:
+        """Each kept login's digest, with when it was last used (wall-clock ms)."""
+        return {str(r[0]): int(r[1]) for r in self._read("SELECT digest, host_ms FROM logins")}  # type: ignore[call-overload]
+
+    def touch_login(self, digest: str, ms: int) -> None:
+        self._write("UPDATE logins SET host_ms=? WHERE digest=?", (ms, digest))
+
+    def drop_logins(self) -> None:
+        """Every login ends (the arbiter's password changed)."""
+        self._write("DELETE FROM logins", ())
 
 
 def _lock(path: str) -> int:
