@@ -6,6 +6,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -306,6 +307,39 @@ def test_nothing_the_broker_sends_kills_the_bridge_or_reaches_a_page_unchecked(t
         assert remote["b-4"]["url"] == "http://127.0.0.1:9/"  # its server's, not the state's
         assert remote["b-5"]["players"] == ["Li", "Wang"]  # the fake did not take b-5's key
         assert all(len(json.dumps(v)) < 4000 for v in hall)
+    finally:
+        anon.close()
+        a.stop()
+
+
+def test_no_server_is_named_as_a_topics_word_and_links_end_in_a_slash(tmp_path, broker):
+    """#34 items 7 and 11: the documented ACL's ``pattern write qizhong/+/+/cmd``
+    lets any login write ``qizhong/hall/server/cmd``, an announcement of a
+    server named ``cmd``: no server takes that name, and one announced so is
+    not believed. An address announced without a trailing ``/`` gave links
+    like ``http://127.0.0.1:9board/7``."""
+    bad = subprocess.run(
+        [sys.executable, "-m", "qizhong.cli", "serve", "--mqtt", broker, "--name", "cmd",
+         "--db", str(tmp_path / "cmd.sqlite")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--name" in bad.stderr and "cmd" in bad.stderr
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        anon.ready("a")
+        anon.pub("server/cmd", {"url": "http://127.0.0.1:7/"}, retain=True)
+        anon.pub("m-1/state", fake_state("cmd", "m-1"), retain=True)
+        anon.pub("server/b", {"url": "http://127.0.0.1:9"}, retain=True)  # no slash
+        anon.pub("b-7/state", fake_state("b", "b-7", no=7), retain=True)
+        a.wait(ws, lambda m: m["type"] == "board" and m["board"]["clock_id"] == "b-7")
+        with urllib.request.urlopen(a.url + "/api/boards?all=1", timeout=10) as r:
+            hall = strict_json(r.read().decode())
+        remote = {v["clock_id"]: v for v in hall if v.get("server")}
+        assert sorted(remote) == ["b-7"]  # server "cmd"'s board not shown
+        assert remote["b-7"]["url"] == "http://127.0.0.1:9/"  # its links: .../board/7
     finally:
         anon.close()
         a.stop()

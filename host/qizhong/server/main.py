@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from qizhong.clocks.driver import GAMES, PICO_USB
-from qizhong.server import password, sims
+from qizhong.server import password, sims, validate
 from qizhong.server.app import Hall, make_app
 from qizhong.server.password import Password
 from qizhong.server.store import Store, StoreError
@@ -174,6 +174,13 @@ async def _serve(args: argparse.Namespace) -> int:
         return 0
     if not 0.1 <= args.heartbeat <= 60:
         print("qizhong serve: --heartbeat: 0.1 to 60 seconds", file=sys.stderr)
+        return 2
+    if args.mqtt and not validate.is_server_name(args.name):  # its name on the broker
+        print(
+            "qizhong serve: --name: letters, digits, . _ - (at most 64), and not one of %s"
+            % ", ".join(validate.RESERVED),
+            file=sys.stderr,
+        )
         return 2
     try:
         login = _broker_login(args)  # before anything starts: a bad login file stops here

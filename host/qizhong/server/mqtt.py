@@ -298,7 +298,7 @@ class Bridge:
         """Another server's announcement (its page's address), or its end:
         empty when it stopped, or its last will when it died. Its boards are
         then shown ``down``: no time ticks there any more."""
-        if name == self.name or not validate.is_name(name):
+        if name == self.name or not validate.is_server_name(name):
             return
         info = validate.parse(payload, 1024) if payload else None
         url = info.get("url") if isinstance(info, dict) else None

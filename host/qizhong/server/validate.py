@@ -91,6 +91,24 @@ def is_name(text: Any) -> bool:
     return isinstance(text, str) and bool(NAME.match(text))
 
 
+# A topic's last word names what it carries (``qizhong/hall/CLOCK/cmd``): no
+# server may take one as its name, or ``qizhong/hall/server/cmd`` (which the
+# ACL's ``pattern write qizhong/+/+/cmd`` lets any login write) would be an
+# announcement (#34 item 7).
+RESERVED = ("cmd", "state", "event", "reply", "server")
+
+
+def is_server_name(text: Any) -> bool:
+    """A name a server may announce itself by: a name, and not a topic's word."""
+    return is_name(text) and str(text).lower() not in RESERVED
+
+
+def base_url(text: str) -> str:
+    """An announced address as the base of its links: ending in ``/`` (an
+    address without a path gave ``http://127.0.0.1:9board/7``)."""
+    return text if text.endswith("/") else text + "/"
+
+
 def is_url(text: Any) -> bool:
     """An ``http(s)`` address a card may link to (no script, no other scheme)."""
     return isinstance(text, str) and bool(URL.match(text))
@@ -103,7 +121,7 @@ def remote_view(view: Any, clock_id: str, url: str) -> dict[str, Any]:
     if not isinstance(view, dict):
         raise Invalid("a board state is a JSON object")
     server = view.get("server")
-    if not is_name(server):
+    if not is_server_name(server):
         raise Invalid("server: a name of letters, digits, . _ -")
     if view.get("clock_id") != clock_id or not is_name(clock_id):
         raise Invalid("clock_id: the topic's clock id")
@@ -120,7 +138,7 @@ def remote_view(view: Any, clock_id: str, url: str) -> dict[str, Any]:
         "no": _int(view.get("no"), "no", 1, 100000),
         "clock_id": clock_id,
         "server": server,
-        "url": url,
+        "url": base_url(url),
         "port": _str(view.get("port", ""), "port"),
         "game": _word(view.get("game"), "game", GAMES),
         "players": _pair(view.get("players"), "players", _str),
