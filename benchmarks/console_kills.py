@@ -31,6 +31,7 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
+from qizhong.arbiter.console import Console  # noqa: E402
 from qizhong.cli import arbiter as cli_arbiter  # noqa: E402
 from qizhong.clocks.driver import Clock  # noqa: E402
 from qizhong.sim import Sim  # noqa: E402
@@ -179,7 +180,7 @@ def args_of(*argv: str) -> argparse.Namespace:
     return p.parse_args(["arbiter", *argv])
 
 
-def state(con: cli_arbiter.Console) -> tuple[Any, ...]:
+def state(con: Console) -> tuple[Any, ...]:
     """What a resume must give back exactly."""
     s = con.session
     played = tuple(
@@ -230,12 +231,12 @@ class Run:
         self.kills = 0
         self.said: list[str] = []
 
-    def open(self, *argv: str) -> tuple[Clock, cli_arbiter.Console, list[str]]:
+    def open(self, *argv: str) -> tuple[Clock, Console, list[str]]:
         clock = Clock(self.sim.serial_path, timeout=5.0)
         con, lines = cli_arbiter.open_console(args_of(*self.argv, *argv), clock)
         return clock, con, lines
 
-    def step(self, con: cli_arbiter.Console, kind: str, arg: Any) -> None:
+    def step(self, con: Console, kind: str, arg: Any) -> None:
         if kind == "type":
             self.said += con.handle(arg)
             return
@@ -253,7 +254,7 @@ class Run:
         _, actions, _ = jr.read(jr.journal_path(self.out))
         return sum(1 for typed, _ in actions if typed[0] == "handle")
 
-    def play(self, rng: random.Random | None, kills: int, mean: int) -> cli_arbiter.Console:
+    def play(self, rng: random.Random | None, kills: int, mean: int) -> Console:
         """The whole script; with ``rng``, the console killed ``kills`` times,
         about every ``mean`` journal bytes. Returns the last console (open)."""
         clock, con, _ = self.open("--out", self.out)
@@ -300,7 +301,7 @@ class Run:
         return con
 
 
-def finish(run: Run, con: cli_arbiter.Console) -> tuple[Any, ...]:
+def finish(run: Run, con: Console) -> tuple[Any, ...]:
     """The end of a run: the record on disk is the session's, and the journal
     resumes once more to the same session. Returns the moves and the result."""
     final = state(con)

@@ -28,7 +28,7 @@ from hallserver import Server  # noqa: E402
 
 from qizhong.rules import xiangqi  # noqa: E402
 from qizhong.server import sims  # noqa: E402
-from qizhong.server.app import Hall  # noqa: E402
+from qizhong.server.hall import Hall  # noqa: E402
 from qizhong.server.store import Store  # noqa: E402
 
 

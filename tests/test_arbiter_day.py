@@ -13,9 +13,9 @@ import time
 import pytest
 
 from qizhong.arbiter import ArbiterError, XiangqiSession
+from qizhong.arbiter.console import Console
 from qizhong.arbiter.go import GoSession
 from qizhong.cli import arbiter as cli_arbiter
-from qizhong.cli.arbiter import Console
 from qizhong.clocks.driver import DRAW, Clock
 from qizhong.records import go_sgf, xiangqi_pgn
 from qizhong.sim import Sim

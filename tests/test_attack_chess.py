@@ -6,7 +6,7 @@ import pytest
 
 from qizhong.arbiter import ArbiterError
 from qizhong.arbiter.chess import ChessSession
-from qizhong.cli.arbiter import Console
+from qizhong.arbiter.console import Console
 from qizhong.clocks.driver import Clock
 from qizhong.rules import chess
 from qizhong.sim import Sim

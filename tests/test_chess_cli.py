@@ -7,9 +7,9 @@ import io
 import pytest
 
 from qizhong.arbiter.chess import ChessSession
+from qizhong.arbiter.console import Console
 from qizhong.cli import arbiter as cli_arbiter
 from qizhong.cli import clock as cli_clock
-from qizhong.cli.arbiter import Console
 from qizhong.clocks.driver import Clock
 from qizhong.records import chess_pgn
 from qizhong.sim import Sim

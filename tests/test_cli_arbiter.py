@@ -7,10 +7,10 @@ import io
 import pytest
 
 from qizhong.arbiter import XiangqiSession
+from qizhong.arbiter.console import Console
 from qizhong.arbiter.go import GoSession
 from qizhong.cli import arbiter as cli_arbiter
 from qizhong.cli import clock as cli_clock
-from qizhong.cli.arbiter import Console
 from qizhong.clocks.driver import Clock
 from qizhong.records import go_sgf, xiangqi_pgn
 from qizhong.sim import Sim

@@ -217,7 +217,27 @@ def test_any_move_text_is_a_legal_move_or_a_notation_error():
         elif not mangled:
             raise AssertionError("%r, a legal move's notation, was refused" % text)
         board.push(mv)
-    assert parsed >= 250 and exact >= 200, (parsed, exact)
+    # (#30: a mangled number of the other side's style is refused now, not read as a move)
+    assert parsed >= 240 and exact >= 200, (parsed, exact)
+
+
+def test_a_move_written_for_the_side_not_to_move_is_refused():
+    """#30: 记谱 writes Red's numbers in Chinese and Black's in digits. Black's
+    马８进７ entered when Red is to move was read as Red's 马八进七 (a legal move):
+    an entry for the wrong side passed unnoticed. Now it is refused, saying why."""
+    board = Board()
+    with pytest.raises(NotationError, match=r"written for Black.*Red is to move"):
+        board.parse_notation("马８进７")
+    with pytest.raises(NotationError, match="written for Black"):
+        board.parse_notation("马8进7")
+    board.push(board.parse_notation("炮二平五"))
+    with pytest.raises(NotationError, match=r"written for Red.*Black is to move"):
+        board.parse_notation("马二进三")
+    with pytest.raises(NotationError, match="mixes"):
+        board.parse_notation("马2进三")
+    assert board.notation(board.parse_notation("马８进７")) == "马8进7"
+    # an ordinal over tandem pawns (二卒7平6) is no side's number: Black's move reads
+    assert board.parse_notation("h9g7") == board.parse_notation("马8进7")
 
 
 def test_the_docstring_examples_hold():

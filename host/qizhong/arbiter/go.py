@@ -75,9 +75,14 @@ class GoSession(GameSession):
         white: str = "",
         date: str = "",
         properties: dict[str, str] | None = None,
+        handicap: int = 0,
     ) -> None:
         try:
-            self.board = go.Board(size, komi=komi)
+            if handicap:  # the stones placed, White moves first (GO-1; SGF HA, AB)
+                stones = handicap_points(size, handicap)
+                self.board = go.Board.from_setup(size, stones, turn=go.WHITE, komi=komi)
+            else:
+                self.board = go.Board(size, komi=komi)
         except go.GoError as e:
             raise ArbiterError(str(e)) from None
         side = _GO_WORDS.get(left, left) if isinstance(left, str) else left
@@ -88,6 +93,8 @@ class GoSession(GameSession):
         self.white = white
         self.date = date
         self.properties = dict(properties or {})
+        if handicap:
+            self.properties["HA"] = str(handicap)
         self.dead_stones: set[go.Point] = set()
         self.outcome: go.Outcome | None = None
         self._over_at_press = ""  # play is over, the clock stops at the last move's press
@@ -290,3 +297,30 @@ class GoSession(GameSession):
 
 def _num(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else "%g" % float(q)
+
+
+def handicap_points(size: int, stones: int) -> list[go.Point]:
+    """The fixed handicap placement on the star points (2 to 9 stones; 9x9: up to 5):
+    the two opposite corners, then the third and fourth corners, then the centre
+    (an odd number), then the sides' middles."""
+    if size not in (9, 13, 19) or not 2 <= stones <= (5 if size == 9 else 9):
+        raise ArbiterError("handicap: 2 to %d stones on %dx%d, not %d"
+                           % (5 if size == 9 else 9, size, size, stones))  # fmt: skip
+    lo = 3 if size == 9 else 4
+    hi, mid = size + 1 - lo, (size + 1) // 2
+    corners = [(hi, hi), (lo, lo), (hi, lo), (lo, hi)]  # (column, row) from 1: Q16 D4 Q4 D16
+    sides = [(lo, mid), (hi, mid), (mid, lo), (mid, hi)]
+    centre = [(mid, mid)]
+    if stones <= 4:
+        pts = corners[:stones]
+    elif stones == 5:
+        pts = corners + centre
+    elif stones == 6:
+        pts = corners + sides[:2]
+    elif stones == 7:
+        pts = corners + sides[:2] + centre
+    elif stones == 8:
+        pts = corners + sides
+    else:
+        pts = corners + sides + centre
+    return [go.Point(c - 1, r - 1) for c, r in pts]

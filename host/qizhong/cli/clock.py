@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from qizhong import timecontrol as tcs
-from qizhong.cli.ruleref import see_rules
 from qizhong.clocks.driver import DRAW, GAMES, PICO_USB, Clock, Status, side_index
 from qizhong.clocks.link import CommandError, Event, LinkError, PortBusy, Restart
 from qizhong.core.voice import LANGS, STYLES
+from qizhong.rules.ref import see_rules
 
 
 class NotDone(Exception):

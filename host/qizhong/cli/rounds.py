@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import time
+import unicodedata
 import urllib.error
 import urllib.request
 from typing import Any
@@ -120,10 +121,36 @@ def cmd_results(args: argparse.Namespace) -> int:
         sys.stdout.write(_call(args, "/rounds/%d/results.csv" % args.round).decode())
         return 0
     got = _json(args, "/api/rounds/%d" % args.round)
-    for r in got["boards"]:
-        print("%3d  %-20s %-20s %-7s %-8s %s" % (r["board"], r["first"], r["second"], r["game"],
-                                                r["result"] or "-", r["score"]))  # fmt: skip
+    for line in results_lines(got["boards"]):
+        print(line)
     return 0
+
+
+def width(text: str) -> int:
+    """``text``'s width in a terminal's columns: a wide (CJK) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch)
+               else 1 for ch in text)  # fmt: skip
+
+
+def pad(text: str, columns: int) -> str:
+    """``text`` filled with spaces to ``columns`` terminal columns (王五 is 4 wide, not 2)."""
+    return text + " " * max(0, columns - width(text))
+
+
+def results_lines(boards: list[dict[str, Any]]) -> list[str]:
+    """A round's results as a table, its columns aligned in a terminal also for names in
+    Chinese, Japanese or Korean: each column as wide as its widest cell."""
+    cells = [[str(r["board"]), str(r["first"]), str(r["second"]), str(r["game"]),
+              str(r["result"] or "-"), str(r["score"] or "")] for r in boards]  # fmt: skip
+    if not cells:
+        return []
+    widths = [max(width(row[i]) for row in cells) for i in range(len(cells[0]))]
+    out = []
+    for row in cells:
+        line = " " * (widths[0] - width(row[0])) + row[0] + "  "
+        line += " ".join(pad(c, w) for c, w in zip(row[1:], widths[1:], strict=True))
+        out.append(line.rstrip())
+    return out
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -1033,6 +1033,7 @@ class Board:
         direction, arg = int(str(values[-2])), int(str(values[-1]))
         color = self.turn
         head, hv = form[:-2], values[:-2]
+        self._check_writer(s, head, text)
         if head == "PN":  # 炮二平五
             pt = _as_type(hv[0])
             return self._on_file(pt, color, int(str(hv[1]))), pt, direction, arg
@@ -1053,6 +1054,21 @@ class Board:
             line = self._file_groups(_symbol(pt, color), color).get(int(str(hv[-1])), [])
             return _pick(line, hv[0], text), pt, direction, arg
         raise NotationError("%s: not a move in 记谱 notation" % text.strip())
+
+    def _check_writer(self, s: str, head: str, text: str) -> None:
+        """记谱 writes Red's numbers in Chinese (炮二平五) and Black's in Arabic
+        digits (马８进７): a move written for the side not to move is refused, not read
+        as the other side's (an ordinal, 二卒7平6's 二, says nothing)."""
+        numbers = [s[-1]] + ([s[len(head) - 1]] if head.endswith("N") else [])
+        black = [ch.isascii() for ch in numbers]  # NFKC has made ８ an 8
+        if all(black) or not any(black):
+            writer = Color.BLACK if all(black) else Color.RED
+            if writer is not self.turn:
+                digits = "1-9" if writer is Color.BLACK else "一-九"
+                raise NotationError("%s is written for %s (numbers %s), but %s is to move"
+                                    % (text.strip(), writer, digits, self.turn))  # fmt: skip
+        else:
+            raise NotationError("%s mixes Red's numbers (一-九) and Black's (1-9)" % text.strip())
 
     def _read_wxf(self, s: str, text: str) -> tuple[list[int], PieceType, int, int]:
         u = s.upper()

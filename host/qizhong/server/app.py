@@ -19,232 +19,39 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import threading
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from qizhong import timecontrol
-from qizhong.clocks.driver import DRAW, Clock, CommandError, side_index
+from qizhong.clocks.driver import CommandError
 from qizhong.clocks.link import LinkError
 from qizhong.core import auth as core_auth
-from qizhong.server import rounds, validate
-from qizhong.server.board import BoardState, Worker
-from qizhong.server.feed import Feed
-from qizhong.server.logins import Logins, Tokens, client
-from qizhong.server.password import Password
-from qizhong.server.store import Store, StoreError
+from qizhong.server import rounds, tournament, validate
+from qizhong.server.actions import (
+    CLOCK_ACTIONS,
+    WEB,
+    action,
+    configured,
+    fresh_session,
+    int_field,
+    json_body,
+    side_field,
+)
+from qizhong.server.board import BoardState
+from qizhong.server.hall import COOKIE, Hall
+from qizhong.server.logins import client
+from qizhong.server.store import StoreError
 from qizhong.server.viewers import Viewer
 
-WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "web")
-COOKIE = "qizhong_arbiter"
-MAX_REMOTE = 2000  # other servers' boards shown here
+__all__ = ["Hall", "action", "make_app"]
+
 BOARDS_S = 0.25  # /api/boards is made again at most this often
-REMOTE_S = 0.5  # other servers' boards go to the pages this often ...
-REMOTE_BATCH = 100  # ... at most this many at a time (200 a second)
 EVENTS_PAGE = 1000  # /api/events: a page's events unless ?limit= says
 EVENTS_MAX = 5000  # ... and at most
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-class Hall:
-    """The server's state: the store, one worker per port, the open WebSockets."""
-
-    def __init__(
-        self,
-        store: Store,
-        password: str | Password,
-        tournament: str = "hall",
-        beat_s: float = 5.0,
-        trusted: frozenset[str] = frozenset(),
-    ) -> None:
-        self.store = store
-        self.trusted = trusted  # reverse proxies whose X-Forwarded-For is believed
-        self.beat_s = beat_s  # a ``beat`` to every page this often: silence means a lost server
-        self.password = password if isinstance(password, Password) else Password(password)
-        self.tournament = tournament
-        self.states: dict[int, BoardState] = {}
-        self.workers: list[Worker] = []
-        self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
-        self.viewers: set[Viewer] = set()
-        self.boards_made: dict[bool, tuple[float, bytes]] = {}  # /api/boards, as last made
-        self.logins = Logins()
-        self.tokens = Tokens(store)  # the arbiter's logins (cookies), kept across a restart
-        self._tasks: set[asyncio.Future[None]] = set()
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
-        self._remote_lock = threading.Lock()  # paho's thread writes, the loop reads
-        self._dirty: dict[str, str] = {}  # other servers' boards not yet sent to the pages
-        self._flushing = False
-        self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
-        self.acked: set[int] = set()
-        self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
-        self._restore()
-        self.feed = Feed(store, self.states)  # the records, built as moves arrive
-        self.listeners.append(self.feed.on_change)
-        from qizhong.server.session import Sessions
-
-        self.games = Sessions(self)
-        self.problems = self.games.restore()  # every board's game again, from the store
-
-    def _restore(self) -> None:
-        """Every board's state again from the store (after a restart)."""
-        acked = self.acked = self.store.acked()
-        for b in self.store.boards():
-            self.states[b.no] = BoardState(b, link="connecting")
-        moves: dict[int, list[tuple[int, int, str]]] = {}
-        for a in self.store.actions():
-            if a["verb"] == "move" and a["outcome"] == "ok":
-                args: Any = a["args"]
-                board: Any = a["board"]
-                aid: Any = a["id"]
-                moves.setdefault(int(board), []).append(
-                    (int(aid), int(args["game"]), str(args["text"]))
-                )
-        for st in self.store.events():
-            if st.board in self.states:
-                self.states[st.board].apply(st, acked)
-        for no, kept in moves.items():
-            if no in self.states:
-                s = self.states[no]
-                s.played = [text for _, game, text in sorted(kept) if game == s.game_no]
-
-    def add_port(self, port: str, game: str = "xiangqi", spec: str = "") -> Worker:
-        w = Worker(port, self.store, self.notify, game, spec, self.states)
-        w.on_event = self.games.on_event
-        w.after_events = self.games.after_events
-        w.on_connect = self.games.connected
-        self.workers.append(w)
-        w.start()
-        return w
-
-    def worker(self, no: int) -> Worker:
-        for w in self.workers:
-            if w.st is not None and w.st.board.no == no:
-                return w
-        raise web.HTTPNotFound(text="no clock connected for board %d" % no)
-
-    # -- news to the pages (from the workers' threads) ---------------------------------------
-
-    def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
-        if event is not None:
-            self.boards_made.clear()
-        for fn in list(self.listeners):
-            fn(no, view, event)
-        if self.loop is not None and not self.loop.is_closed():
-            msg = validate.dumps({"type": "board", "board": view, "event": event})
-            # A state replaces the board's older one not yet sent; an event is never dropped.
-            key = str(view["key"]) if event is None else "event-%s" % event.get("id")
-            self.loop.call_soon_threadsafe(self._send_all, key, msg)
-
-    def remote_board(self, view: dict[str, Any]) -> None:
-        """Another server's board, as the broker brought it (read-only here),
-        already checked (``validate.remote_view``). A board's key (server and
-        number) belongs to the first clock that showed it, until that one is
-        down: a fake board cannot take another's card."""
-        cid, key = str(view["clock_id"]), str(view["key"])
-        with self._remote_lock:
-            owner = next((c for c, v in self.remote.items() if v["key"] == key), None)
-            if owner is not None and owner != cid and self.remote[owner]["link"] != "down":
-                return
-            if cid not in self.remote and len(self.remote) >= MAX_REMOTE:
-                return
-            if owner is not None and owner != cid:
-                del self.remote[owner]
-            self.remote[cid] = view
-        self._publish_remote(view)
-
-    def remote_gone(self, clock_id: str) -> None:
-        """A board's retained state was cleared on the broker: shown ``down``."""
-        with self._remote_lock:
-            view = self.remote.get(clock_id)
-            if view is None or view["link"] == "down":
-                return
-            view = self.remote[clock_id] = dict(view, link="down", link_text="gone from the broker")
-        self._publish_remote(view)
-
-    def server_down(self, server: str) -> None:
-        """Another server stopped (or died: its last will): its boards ``down``."""
-        with self._remote_lock:
-            gone = [
-                c for c, v in self.remote.items() if v["server"] == server and v["link"] != "down"
-            ]
-            views = []
-            for c in gone:
-                views.append(dict(self.remote[c], link="down", link_text="its server is gone"))
-                self.remote[c] = views[-1]
-        for view in views:
-            self._publish_remote(view)
-
-    def _publish_remote(self, view: dict[str, Any]) -> None:
-        if self.loop is not None and not self.loop.is_closed():
-            msg = validate.dumps({"type": "board", "board": view, "event": None})
-            self.loop.call_soon_threadsafe(self._remote_changed, str(view["key"]), msg)
-
-    def _remote_changed(self, key: str, msg: str) -> None:
-        """Other servers' boards reach the pages in batches (``REMOTE_S``, at
-        most ``REMOTE_BATCH`` boards each, the newest state of each): what
-        the broker brings, a flood included, is bounded before the pages."""
-        self._dirty.pop(key, None)
-        self._dirty[key] = msg
-        if not self._flushing and self.loop is not None:
-            self._flushing = True
-            self.loop.call_later(REMOTE_S, self._flush_remote)
-
-    def _flush_remote(self) -> None:
-        for _ in range(min(REMOTE_BATCH, len(self._dirty))):
-            key = next(iter(self._dirty))
-            self._send_all(key, self._dirty.pop(key), False)
-        self._flushing = bool(self._dirty) and self.loop is not None and not self.loop.is_closed()
-        if self._flushing and self.loop is not None:
-            self.loop.call_later(REMOTE_S, self._flush_remote)
-
-    def views(self) -> list[dict[str, Any]]:
-        """Every board of the hall: this server's, then the others' (MQTT)."""
-        mine = [s.view() for _, s in sorted(self.states.items())]
-        with self._remote_lock:
-            return mine + [v for _, v in sorted(self.remote.items())]
-
-    def _send_all(self, key: str, msg: str, first: bool = True) -> None:
-        """To every page: at most one waiting message per board each (viewers.py)."""
-        for v in list(self.viewers):
-            v.offer(key, msg, first)
-
-    def stop(self) -> None:
-        for w in self.workers:
-            w.stop()
-        for w in self.workers:
-            w.join(timeout=5)
-        self.feed.stop()
-
-    # -- the arbiter ------------------------------------------------------------------------
-
-    def is_arbiter(self, request: web.Request) -> bool:
-        auth = request.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):  # a script's password: rate-limited as the login is
-            address = client(request, self.trusted)
-            self.logins.check(address)
-            ok = self.password.check(auth[7:])
-            if not ok:
-                self.logins.failed(address)
-            return ok
-        return self.tokens.valid(request.cookies.get(COOKIE, ""))
-
-
-def _int(body: dict[str, Any], key: str) -> int:
-    v = body.get(key)
-    if isinstance(v, bool) or not isinstance(v, int | str):
-        raise web.HTTPBadRequest(text="%s: an integer is needed" % key)
-    try:
-        n = int(v)
-    except ValueError:
-        raise web.HTTPBadRequest(text="%s: an integer is needed, not %r" % (key, v)) from None
-    if not -validate.MAX_INT <= n <= validate.MAX_INT:
-        raise web.HTTPBadRequest(text="%s: out of range" % key)
-    return n
 
 
 def _page(request: web.Request) -> tuple[int, int]:
@@ -289,54 +96,6 @@ def _players(body: dict[str, Any], st: BoardState) -> dict[str, str]:
     return fields
 
 
-def _side(body: dict[str, Any], game: str) -> int:
-    try:
-        return side_index(body.get("side", 0), game)
-    except ValueError as e:
-        raise web.HTTPBadRequest(text=str(e)) from None
-
-
-def action(verb: str, body: dict[str, Any], game: str) -> Callable[[Clock], Any]:
-    """The clock call for one arbiter action (checked here, run on the board's thread)."""
-    if verb == "config":
-        spec = body.get("spec", "")
-        if not isinstance(spec, str) or not spec.isascii() or not spec.isprintable():
-            raise web.HTTPBadRequest(text="spec: printable ASCII (docs/timecontrol.md)")
-        if len(spec) > validate.MAX_TEXT:
-            raise web.HTTPBadRequest(text="spec: at most %d bytes" % validate.MAX_TEXT)
-        override = bool(body.get("override", False))
-        return lambda c: c.configure(spec, override)
-    if verb == "start":
-        side = _side(body, game)
-        return lambda c: c.start(side)
-    if verb == "pause":
-        return lambda c: c.pause()
-    if verb == "resume":
-        return lambda c: c.resume()
-    if verb == "new":
-        override = bool(body.get("override", False))
-        return lambda c: c.new_game(override)
-    if verb == "penalty":
-        side, ms = _side(body, game), _int(body, "ms")
-        return lambda c: c.penalty(side, ms)
-    if verb == "knock":  # the ruling after a tilt: who knocked the clock (EQ-5)
-        side = _side(body, game)
-        return lambda c: c.knock(side)
-    if verb == "set":  # EQ-7
-        side, ms = _side(body, game), _int(body, "ms")
-        moves = _int(body, "moves") if "moves" in body else None
-        periods = _int(body, "periods") if "periods" in body else None
-        return lambda c: c.set(side, ms, moves, periods)
-    if verb == "finish":
-        r = body.get("result")
-        result = None if r is None else DRAW if r in (2, "draw") else _side({"side": r}, game)
-        return lambda c: c.finish(result)
-    raise web.HTTPNotFound(text="no action %r" % verb)
-
-
-CLOCK_ACTIONS = ("config", "start", "pause", "resume", "new", "penalty", "knock", "set", "finish")
-
-
 def make_app(hall: Hall) -> web.Application:
     app = web.Application(middlewares=[_errors])
     app["hall"] = hall
@@ -359,6 +118,7 @@ def make_app(hall: Hall) -> web.Application:
     app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     rounds.add_routes(app, hall)  # before /api/boards/N/{verb}: it has .../score
+    tournament.add_routes(app, hall)
 
     def page(name: str) -> Handler:
         async def h(request: web.Request) -> web.StreamResponse:
@@ -442,7 +202,7 @@ def make_app(hall: Hall) -> web.Application:
         return web.json_response({"arbiter": hall.is_arbiter(request)})
 
     async def login(request: web.Request) -> web.Response:
-        body = await _json(request)
+        body = await json_body(request)
         address = client(request, hall.trusted)
         hall.logins.check(address)  # 429 while this address (or every one) must wait
         given = str(body.get("password", ""))
@@ -468,7 +228,7 @@ def make_app(hall: Hall) -> web.Application:
         """A request text for the clock, exactly as a ``qizhong`` command made
         it (server/client.py): queries for all, changes for the arbiter."""
         st = state_of(request)
-        body = await _json(request)
+        body = await json_body(request)
         text = str(body.get("text", ""))
         words = text.split(" ")
         verb, rest = (words[1], " ".join(words[2:])) if len(words) > 1 else ("", "")
@@ -491,6 +251,10 @@ def make_app(hall: Hall) -> web.Application:
             if aid:
                 hall.store.action_done(aid, "no clock: %s" % e)
             raise web.HTTPServiceUnavailable(text=str(e)) from None
+        except BaseException as e:  # never an action left pending
+            if aid:
+                hall.store.action_done(aid, "failed: %s" % (e or type(e).__name__))
+            raise
         if aid:
             hall.store.action_done(aid, "ok" if ok else "refused: %s" % answer)
         return web.json_response({"ok": ok, "text": answer})
@@ -506,14 +270,14 @@ def make_app(hall: Hall) -> web.Application:
             raise web.HTTPUnauthorized(text="arbiter's login needed")
         st = state_of(request)
         no, verb = st.board.no, request.match_info["verb"]
-        body = await _json(request)
+        body = await json_body(request)
         key = _key(request, body)
         if key and verb in ("ack", "players"):  # the clock's own verbs check below
             kept = hall.store.answer(key)
             if kept is not None:
                 return web.json_response(dict(kept[1], repeated=True))
         if verb == "ack":
-            event = _int(body, "event")
+            event = int_field(body, "event")
             if not any(a["id"] == event for a in st.alerts):  # this board's own alert
                 raise web.HTTPNotFound(text="board %d has no alert %d to acknowledge" % (no, event))
             hall.store.ack(no, event)  # on disk before the answer
@@ -541,12 +305,11 @@ def make_app(hall: Hall) -> web.Application:
                 raise web.HTTPBadRequest(text="game: xiangqi, go or chess")
             if fields.get("game", st.board.game) != st.board.game and st.played:
                 raise web.HTTPConflict(text="moves of this game are kept: a new game first")
-            aid = hall.store.add_action(no, verb, dict(fields), "arbiter")
-            hall.store.set_board(no, **fields)
-            hall.store.action_done(aid, "ok")
-            st.board = next(b for b in hall.store.boards() if b.no == no)
-            if "first" in fields or "second" in fields:
-                await _renamed(hall, no, st.game_no, fields.get("first"), fields.get("second"))
+            with hall.store.acting(no, verb, dict(fields), "arbiter"):
+                hall.store.set_board(no, **fields)
+                st.board = next(b for b in hall.store.boards() if b.no == no)
+                if "first" in fields or "second" in fields:
+                    await _renamed(hall, no, st.game_no, fields.get("first"), fields.get("second"))
             hall.notify(no, st.view(), None)
             if key:
                 hall.store.put_answer(key, no, {"ok": True})
@@ -559,18 +322,20 @@ def make_app(hall: Hall) -> web.Application:
             # the board's game ends in its session (the record's result and why), then the clock
             r = body.get("result")
             if r is not None:
-                line = "draw" if r in (2, "draw") else "win %d" % _side({"side": r}, st.board.game)
+                line = (
+                    "draw"
+                    if r in (2, "draw")
+                    else "win %d" % side_field({"side": r}, st.board.game)
+                )
                 kept = hall.store.answer(key) if key else None
                 if kept is not None:  # a retry: the first send's answer (one action in the log)
                     return web.json_response(dict(kept[1], repeated=True))
-                aid = hall.store.add_action(no, verb, body, "arbiter")
-                got = await _session(hall, no, line, _key(request, body))
-                hall.store.action_done(
-                    aid, "ok" if got["ok"] else "refused: %s" % _why(got["lines"])
-                )
-                if not got["ok"]:
-                    raise web.HTTPConflict(text=_why(got["lines"]))
-                return web.json_response({"ok": True, "action": aid, "lines": got["lines"]})
+                with hall.store.acting(no, verb, body, "arbiter") as act:
+                    got = await _session(hall, no, line, _key(request, body))
+                    if not got["ok"]:
+                        act.outcome = "refused: %s" % _why(got["lines"])
+                        raise web.HTTPConflict(text=_why(got["lines"]))
+                return web.json_response({"ok": True, "action": act.id, "lines": got["lines"]})
         worker = hall.worker(no)
         if key:  # a retry (the answer lost, the server restarted): applied once
             kept = hall.store.answer(key)
@@ -588,15 +353,15 @@ def make_app(hall: Hall) -> web.Application:
         except ValueError as e:  # input the link refuses before it is sent
             hall.store.action_done(aid, "refused: %s" % e)
             raise web.HTTPBadRequest(text="%s: %s" % (verb, e)) from None
-        except Exception as e:  # never an action left pending
-            hall.store.action_done(aid, "error: %s" % e)
+        except BaseException as e:  # never an action left pending (a cancel too)
+            hall.store.action_done(aid, "failed: %s" % (e or type(e).__name__))
             raise
         hall.store.action_done(aid, "ok")
         if verb == "config":
-            _configured(hall, st, str(body.get("spec", "")))
+            configured(hall, st, str(body.get("spec", "")))
         if verb in ("config", "new"):  # the new game's session takes the clock as it is now
             try:
-                await asyncio.wrap_future(worker.call(lambda c: _fresh(hall, no)))
+                await asyncio.wrap_future(worker.call(lambda c: fresh_session(hall, no)))
             except (LinkError, ValueError) as e:
                 hall.problems.append("board %d: no session for the new game: %s" % (no, e))
         answer: dict[str, object] = {"ok": True, "action": aid}
@@ -609,7 +374,7 @@ def make_app(hall: Hall) -> web.Application:
         if not hall.is_arbiter(request):
             raise web.HTTPUnauthorized(text="arbiter's login needed")
         st = state_of(request)
-        body = await _json(request)
+        body = await json_body(request)
         from qizhong.server.session import SessionError, check_line
 
         try:
@@ -626,7 +391,7 @@ def make_app(hall: Hall) -> web.Application:
             raise web.HTTPUnauthorized(text="arbiter's login needed")
         st = state_of(request)
         no = st.board.no
-        body = await _json(request)
+        body = await json_body(request)
         opts = body.get("options", {})
         if not isinstance(opts, dict):
             raise web.HTTPBadRequest(text="options: a JSON object")
@@ -645,7 +410,7 @@ def make_app(hall: Hall) -> web.Application:
         except LinkError as e:
             raise web.HTTPServiceUnavailable(text=str(e)) from None
         if configure:  # the control the session loaded is the board's (its page, its record)
-            _configured(hall, st, str(hall.games.view(no).get("spec", "")))
+            configured(hall, st, str(hall.games.view(no).get("spec", "")))
         if key:
             hall.store.put_answer(key, no, {"ok": True})
         return web.json_response({"ok": True, "session": hall.games.view(no)})
@@ -681,6 +446,10 @@ def make_app(hall: Hall) -> web.Application:
             "boards": hall.views(),
             "arbiter": hall.is_arbiter(request),
             "beat_ms": int(hall.beat_s * 1000),
+            # the pages' notice after a restart: when it started, and what it could not rebuild
+            "started_ms": hall.started_ms,
+            "problems": hall.problems[-20:],
+            "interrupted": hall.interrupted,  # actions the stop left unfinished: failed
         }
         viewer.offer("", validate.dumps(hello))  # first; then each board's newest
         hall.viewers.add(viewer)
@@ -696,6 +465,7 @@ def make_app(hall: Hall) -> web.Application:
 
     app.router.add_get("/", page("index.html"))
     app.router.add_get("/board/{no:\\d+}", page("board.html"))
+    app.router.add_get("/watch", page("watch.html"))  # the spectators' page: no arbiter's controls
     app.router.add_static("/static/", WEB)
     app.router.add_get("/api/boards", boards)
     app.router.add_get("/api/boards/{no:\\d+}", board)
@@ -756,23 +526,6 @@ def make_app(hall: Hall) -> web.Application:
     return app
 
 
-def _configured(hall: Hall, st: BoardState, spec: str) -> None:
-    """After the clock took a time control: it is the board's (the record's
-    ``TimeControl``), and a control that tells its game (a delay: chess; byo-yomi
-    or Canadian overtime: Go) sets the board's game while no move is kept."""
-    try:
-        tc = timecontrol.parse(spec)
-    except ValueError:
-        return
-    fields = {"spec": spec}
-    game = timecontrol.game_of(tc)
-    if game != "xiangqi" and game != st.board.game and not st.played:
-        fields["game"] = game
-    hall.store.set_board(st.board.no, **fields)
-    st.board = next(b for b in hall.store.boards() if b.no == st.board.no)
-    hall.notify(st.board.no, st.view(), None)
-
-
 async def _beat(hall: Hall) -> None:
     """A ``beat`` to every page every ``hall.beat_s``: a page that hears
     nothing for a few beats marks its times stale (docs/server.md)."""
@@ -802,7 +555,7 @@ async def _one_at_a_time(
     acted on (a retry sent while the first send waits for the clock): the retry
     then finds the first one's answer kept, and is not applied again."""
     try:
-        key = _key(request, await _json(request)) if request.can_read_body else ""
+        key = _key(request, await json_body(request)) if request.can_read_body else ""
     except web.HTTPException:
         key = ""  # the handler says what is wrong with the request
     if not key:
@@ -849,26 +602,6 @@ async def _session(hall: Hall, no: int, line: str, key: str) -> dict[str, Any]:
         raise web.HTTPServiceUnavailable(text=str(e)) from None
     except (JournalError, CommandError) as e:
         raise web.HTTPConflict(text=str(e)) from None
-
-
-def _fresh(hall: Hall, no: int, opts: dict[str, Any] | None = None) -> None:
-    """After a new time control or game on the clock: the board's new session
-    (``opts``: a round's tags for its record, as ``qizhong arbiter`` takes them)."""
-    w = hall.worker(no)
-    w.pull()  # its config event ends the last game's session
-    hall.games.create(no, opts or {}, configure=False)
-
-
-async def _json(request: web.Request) -> dict[str, Any]:
-    if request.content_type != "application/json":  # a form from another site cannot send it
-        raise web.HTTPUnsupportedMediaType(text="send application/json")
-    try:
-        body = await request.json()
-    except ValueError:
-        raise web.HTTPBadRequest(text="not JSON") from None
-    if not isinstance(body, dict):
-        raise web.HTTPBadRequest(text="a JSON object is needed")
-    return body
 
 
 @web.middleware

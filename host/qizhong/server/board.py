@@ -164,6 +164,8 @@ class BoardState:
             self.new_game()
         if name in ALERTS and not (acked and st.id in acked):
             alert = {"id": st.id, "kind": name, "side": ev.side, "t": ev.t, "host_ms": st.host_ms}
+            if name != "lost":  # a game's alert ends with it (a lost clock's does not)
+                alert["game"] = self.game_no
             if name == "knock":  # ``side``: whose time ran; ``knocker``: named later
                 alert.update(knocker=-1, bonus=0)
             self.alerts.append(alert)
@@ -193,6 +195,14 @@ class BoardState:
         n = len(self.alerts)
         self.alerts = [a for a in self.alerts if a["id"] != event]
         return len(self.alerts) < n
+
+    def alert_over(self, alert: dict[str, Any]) -> bool:
+        """Whether the game an alert is of has ended (a result, or a new game): the
+        pages stop pinning it. A clock's or the server's own alert (no game) never is."""
+        game = alert.get("game")
+        if not isinstance(game, int):
+            return False
+        return game < self.game_no or (game == self.game_no and self.state == "finished")
 
     def view(self) -> dict[str, Any]:
         """The JSON the hall gets. ``now``: the clock's ms now, as this host
@@ -224,7 +234,7 @@ class BoardState:
             "held": self.held,
             "game_no": self.game_no,
             "events": self.events,
-            "alerts": self.alerts,
+            "alerts": [dict(a, over=self.alert_over(a)) for a in self.alerts],
             "session_rev": self.session_rev,
         }
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from qizhong.clocks.driver import GAMES, PICO_USB
 from qizhong.server import password, sims, validate
-from qizhong.server.app import Hall, make_app
+from qizhong.server.app import make_app
+from qizhong.server.hall import Hall
 from qizhong.server.password import Password
 from qizhong.server.store import Store, StoreError
 

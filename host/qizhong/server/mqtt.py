@@ -49,7 +49,7 @@ from qizhong.clocks.link import CommandError, LinkError
 from qizhong.server import validate
 
 if TYPE_CHECKING:
-    from qizhong.server.app import Hall
+    from qizhong.server.hall import Hall
 
 QOS = 1
 

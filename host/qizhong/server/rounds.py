@@ -35,9 +35,13 @@ import re
 import unicodedata
 import zipfile
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any
 
+from aiohttp import web
+
 from qizhong import timecontrol
+from qizhong.server import actions
 from qizhong.server.feed import RESULTS, Game, Info, go_result
 
 SCHEMA = """
@@ -50,9 +54,27 @@ CREATE TABLE IF NOT EXISTS pairings (
   round INTEGER NOT NULL, board INTEGER NOT NULL, first TEXT NOT NULL, second TEXT NOT NULL,
   game TEXT NOT NULL, spec TEXT NOT NULL, game_no INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (round, board));
+CREATE TABLE IF NOT EXISTS players (
+  no INTEGER PRIMARY KEY, name TEXT NOT NULL, rating INTEGER NOT NULL DEFAULT 0,
+  fed TEXT NOT NULL DEFAULT '', ident TEXT NOT NULL DEFAULT '', sex TEXT NOT NULL DEFAULT '',
+  title TEXT NOT NULL DEFAULT '', birth TEXT NOT NULL DEFAULT '', game TEXT NOT NULL DEFAULT '',
+  mms0 INTEGER NOT NULL DEFAULT 0, withdrawn INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS byes (
+  round INTEGER NOT NULL, player INTEGER NOT NULL, kind TEXT NOT NULL, game TEXT NOT NULL,
+  PRIMARY KEY (round, player));
+CREATE TABLE IF NOT EXISTS settings_t (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# Columns a pairing gained after the first stores were made (added to an older file on open).
+LATER = (("first_no", "INTEGER NOT NULL DEFAULT 0"), ("second_no", "INTEGER NOT NULL DEFAULT 0"),
+         ("size", "INTEGER NOT NULL DEFAULT 0"), ("komi", "TEXT NOT NULL DEFAULT ''"),
+         ("handicap", "INTEGER NOT NULL DEFAULT 0"), ("forfeit", "TEXT NOT NULL DEFAULT ''"),
+         ("late", "TEXT NOT NULL DEFAULT ''"), ("result", "TEXT NOT NULL DEFAULT ''"))  # fmt: skip
+COLUMNS = ("board, first, second, game, spec, game_no, first_no, second_no, size, komi,"
+           " handicap, forfeit, late, result")  # fmt: skip
 
-HEADER = ("board", "first", "second", "game", "control")
+HEADER = ("board", "first", "second", "game", "control", "size", "komi", "handicap")
+BYES = {"full": "F", "half": "H", "zero": "Z", "pab": "U"}  # TRF-16's codes
+HAND = ("1-0", "0-1", "1/2-1/2", "0-0")  # results entered by hand (0-0: both lose)
 GAMES = ("xiangqi", "go", "chess")
 MAX_ROWS = 1000
 MAX_NAME = 100
@@ -73,6 +95,24 @@ class Pairing:
     game: str = ""
     spec: str = ""
     game_no: int = 0  # the board's game number for this round, once set up
+    first_no: int = 0  # the players' numbers in the player list
+    second_no: int = 0
+    size: int = 0  # Go: the board's size (0: 19), komi ('': 7.5), handicap stones
+    komi: str = ""
+    handicap: int = 0
+    forfeit: str = ""  # '', 'first', 'second' or 'both': who did not come (FIDE 6.7)
+    late: str = ""  # a late arrival within the default time: 'first 12' (side, minutes)
+    result: str = ""  # a result entered by hand (HAND), over the game's own
+
+
+@dataclass(frozen=True)
+class Bye:
+    """A player without a game in a round: ``kind`` full, half, zero (TRF-16's
+    F, H, Z) or pab (U, the pairing-allocated bye)."""
+
+    player: int
+    kind: str
+    game: str = ""
 
 
 def clean_text(value: str, what: str, limit: int = MAX_NAME) -> str:
@@ -103,6 +143,16 @@ def parse_pairings(text: str, boards: dict[int, tuple[str, str]]) -> list[Pairin
 
     ``boards``: the hall's boards, number to (game, control), for the
     defaults and to refuse a board the hall does not have."""
+    return parse_round(text, boards)[0]
+
+
+def parse_round(
+    text: str, boards: dict[int, tuple[str, str]]
+) -> tuple[list[Pairing], list[tuple[str, str]]]:
+    """A round's CSV: its pairings, and its byes as (name, kind): a line whose
+    board is ``bye`` gives ``first`` a bye of kind ``second`` (full, half,
+    zero; empty: full)."""
+    byes: list[tuple[str, str]] = []
     lines = [ln for ln in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     if not any(ln.strip() for ln in lines):
         raise RoundError("no pairings")
@@ -127,18 +177,25 @@ def parse_pairings(text: str, boards: dict[int, tuple[str, str]]) -> list[Pairin
             errors.append("line %d: more than %d columns" % (n, len(HEADER)))
             continue
         try:
-            out.append(_pairing(cells, boards, seen))
+            if cells[0].lower() == "bye":
+                name = clean_text(cells[1], "first")
+                kind = cells[2].lower() or "full"
+                if not name or kind not in BYES or kind == "pab":
+                    raise RoundError("bye,NAME,full|half|zero")
+                byes.append((name, kind))
+            else:
+                out.append(_pairing(cells, boards, seen))
         except RoundError as e:
             errors.append("line %d: %s" % (n, e))
     if errors:
         raise RoundError("; ".join(errors[:20]))
-    if not out:
+    if not out and not byes:
         raise RoundError("no pairings")
-    return out
+    return out, byes
 
 
 def _pairing(cells: list[str], boards: dict[int, tuple[str, str]], seen: set[int]) -> Pairing:
-    board_s, first, second, game, spec = cells[: len(HEADER)]
+    board_s, first, second, game, spec, size_s, komi, handicap_s = cells[: len(HEADER)]
     if not board_s.isdigit() or len(board_s) > 6:
         raise RoundError("board: a board number, not %r" % board_s[:20])
     board = int(board_s)
@@ -161,8 +218,27 @@ def _pairing(cells: list[str], boards: dict[int, tuple[str, str]], seen: set[int
             timecontrol.parse(spec)
         except ValueError as e:
             raise RoundError("control %r: %s" % (spec[:40], e)) from None
+    size, handicap = 0, 0
+    if size_s or komi or handicap_s:
+        if game != "go":
+            raise RoundError("size, komi and handicap are Go's")
+        if size_s and size_s not in ("9", "13", "19"):
+            raise RoundError("size: 9, 13 or 19, not %r" % size_s[:10])
+        size = int(size_s or 0)
+        if handicap_s and (not handicap_s.isdigit() or not 0 <= int(handicap_s) <= 9):
+            raise RoundError("handicap: 0 to 9 stones, not %r" % handicap_s[:10])
+        handicap = int(handicap_s or 0)
+        if handicap and size == 9 and handicap > 5:
+            raise RoundError("handicap: at most 5 stones on 9x9")
+        if komi:
+            try:
+                k = Fraction(komi)
+            except (ValueError, ZeroDivisionError):
+                raise RoundError("komi: a number such as 6.5, not %r" % komi[:10]) from None
+            if k.denominator not in (1, 2) or abs(k) > 100:
+                raise RoundError("komi: whole or half points, at most 100")
     seen.add(board)
-    return Pairing(board, first, second, game, spec)
+    return Pairing(board, first, second, game, spec, size=size, komi=komi, handicap=handicap)
 
 
 def parse_result(text: str) -> str:
@@ -173,9 +249,24 @@ def parse_result(text: str) -> str:
     return text
 
 
+# A result from the first player's side: each side's points, and TRF-16's codes.
+OUTCOMES = {
+    "1-0": (("1", "0"), ("1", "0")), "0-1": (("0", "1"), ("0", "1")),
+    "1/2-1/2": (("1/2", "1/2"), ("=", "=")), "0-0": (("0", "0"), ("0", "0")),
+    "+-": (("1", "0"), ("+", "-")), "-+": (("0", "1"), ("-", "+")), "--": (("0", "0"), ("-", "-")),
+}  # fmt: skip
+FORFEITS = {"first": "-+", "second": "+-", "both": "--"}
+
+
 def points(result: str) -> tuple[str, str]:
-    """Each side's points from a PGN-style result (first, second)."""
-    return {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("1/2", "1/2")}.get(result, ("", ""))
+    """Each side's points from a PGN-style result (first, second); a forfeit's
+    ``+-`` (the second did not come), ``-+`` or ``--``."""
+    return OUTCOMES.get(result, (("", ""), ("", "")))[0]
+
+
+def codes(result: str) -> tuple[str, str]:
+    """Each side's TRF-16 result code ('' while the game goes on)."""
+    return OUTCOMES.get(result, (("", ""), ("", "")))[1]
 
 
 def score_result(score: str) -> str:
@@ -197,6 +288,10 @@ class Rounds:
         self.store = hall.store
         with self.store._lock:
             self.store._db.executescript(SCHEMA)
+            have = {str(r[1]) for r in self.store._db.execute("PRAGMA table_info(pairings)")}
+            for name, kind in LATER:  # an older file: its pairings gain the new columns
+                if name not in have:
+                    self.store._db.execute("ALTER TABLE pairings ADD COLUMN %s %s" % (name, kind))
         self._games: dict[tuple[int, int], tuple[int, Pairing]] = {}
         self._reload()
         hall.feed.info = self.info
@@ -205,9 +300,7 @@ class Rounds:
 
     def _reload(self) -> None:
         games = {}
-        for r in self.store._read(
-            "SELECT round, board, first, second, game, spec, game_no FROM pairings"
-        ):
+        for r in self.store._read("SELECT round, %s FROM pairings" % COLUMNS):
             p = Pairing(*r[1:])  # type: ignore[arg-type]
             if p.game_no:
                 games[(p.board, p.game_no)] = (int(r[0]), p)  # type: ignore[call-overload]
@@ -248,17 +341,34 @@ class Rounds:
     def pairings(self, no: int) -> list[Pairing]:
         self.date(no)
         rows = self.store._read(
-            "SELECT board, first, second, game, spec, game_no FROM pairings WHERE round=?"
-            " ORDER BY board",
-            (no,),
+            "SELECT %s FROM pairings WHERE round=? ORDER BY board" % COLUMNS, (no,)
         )
         return [Pairing(*r) for r in rows]  # type: ignore[arg-type]
 
+    def byes(self, no: int) -> list[Bye]:
+        rows = self.store._read(
+            "SELECT player, kind, game FROM byes WHERE round=? ORDER BY player", (no,)
+        )
+        return [Bye(int(str(a)), str(b), str(c)) for a, b, c in rows]
+
     def add(self, text: str, no: int | None = None, date: str = "") -> int:
-        """Keep a round's pairings (round ``no``, default the next); a round
-        with a board set up already cannot be replaced."""
+        """Keep a round's pairings from a CSV (round ``no``, default the next);
+        a round with a board set up already cannot be replaced."""
         boards = {n: (s.board.game, s.board.spec) for n, s in self.hall.states.items()}
-        pairs = parse_pairings(text, boards)
+        pairs, byes = parse_round(text, boards)
+        return self.keep(pairs, [(name, kind, "") for name, kind in byes], no, date)
+
+    def keep(
+        self,
+        pairs: list[Pairing],
+        byes: list[tuple[str | int, str, str]],
+        no: int | None = None,
+        date: str = "",
+        source: str = "csv",
+    ) -> int:
+        """Keep round ``no``'s pairings and byes ((player's name or number, kind,
+        game) each): every player found in the player list by number or name,
+        or added to it; a withdrawn player is refused, and so is one paired twice."""
         date = check_date(date)
         if no is None:
             no = max(self.numbers(), default=0) + 1
@@ -268,20 +378,225 @@ class Rounds:
             raise RoundError("round %d is set up already: its pairings stay" % no)
         from qizhong.server.store import host_ms
 
-        self.store._write("DELETE FROM pairings WHERE round=?", (no,))
-        self.store._write(
-            "INSERT OR REPLACE INTO rounds (no, date, host_ms) VALUES (?,?,?)",
-            (no, date, host_ms()),
-        )
+        known = {p["no"]: p for p in self.players()}
+        by_name = {str(p["name"]): int(p["no"]) for p in known.values()}
+        added: list[tuple[int, str, str]] = []
+
+        def number(who: str | int, game: str) -> int:
+            if isinstance(who, int):
+                if who not in known:
+                    raise RoundError("no player %d in the player list" % who)
+                return who
+            if who not in by_name:
+                n = max([*known, *(a[0] for a in added)], default=0) + 1
+                added.append((n, who, game))
+                by_name[who] = n
+            return by_name[who]
+
+        linked = []
+        seen: dict[int, str] = {}
         for p in pairs:
-            self.store._write(
-                "INSERT INTO pairings (round, board, first, second, game, spec) VALUES"
-                " (?,?,?,?,?,?)",
-                (no, p.board, p.first, p.second, p.game, p.spec),
+            a, b = number(p.first, p.game), number(p.second, p.game)
+            linked.append(dataclasses.replace(p, first_no=a, second_no=b))
+        kept_byes = [(number(who, game), kind, game) for who, kind, game in byes]
+        for p in linked:
+            for n in (p.first_no, p.second_no):
+                if n in seen:
+                    raise RoundError("player %d is paired twice (%s)" % (n, seen[n]))
+                seen[n] = "board %d" % p.board
+        for n, _, _ in kept_byes:
+            if n in seen:
+                raise RoundError("player %d has a bye and %s" % (n, seen[n]))
+            seen[n] = "a bye"
+        absent = {p.first_no for p in linked if p.forfeit in ("first", "both")}
+        absent |= {p.second_no for p in linked if p.forfeit in ("second", "both")}
+        for n in seen:
+            w = int(known[n]["withdrawn"]) if n in known and n not in absent else 0
+            if w and w <= no:
+                raise RoundError("player %d (%s) withdrew from round %d"
+                                 % (n, known[n]["name"], w))  # fmt: skip
+        args = {"round": no, "pairings": len(linked), "byes": len(kept_byes), "from": source}
+        with self.store.acting(0, "round", args, "arbiter"):
+            self.store._write_all(
+                ("DELETE FROM pairings WHERE round=?", (no,)),
+                ("DELETE FROM byes WHERE round=?", (no,)),
+                (
+                    "INSERT OR REPLACE INTO rounds (no, date, host_ms) VALUES (?,?,?)",
+                    (no, date, host_ms()),
+                ),
+                *(
+                    ("INSERT INTO players (no, name, game) VALUES (?,?,?)", (n, name, game))
+                    for n, name, game in added
+                ),
+                *(
+                    (
+                        "INSERT INTO pairings (round, board, first, second, game, spec,"
+                        " first_no, second_no, size, komi, handicap, forfeit) VALUES"
+                        " (?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (
+                            no,
+                            p.board,
+                            p.first,
+                            p.second,
+                            p.game,
+                            p.spec,
+                            p.first_no,
+                            p.second_no,
+                            p.size,
+                            p.komi,
+                            p.handicap,
+                            p.forfeit,
+                        ),
+                    )
+                    for p in linked
+                ),
+                *(
+                    (
+                        "INSERT INTO byes (round, player, kind, game) VALUES (?,?,?,?)",
+                        (no, n, kind, game),
+                    )
+                    for n, kind, game in kept_byes
+                ),
             )
-        self.store.add_action(0, "round", {"round": no, "pairings": len(pairs)}, "arbiter")
         self._reload()
         return no
+
+    # -- the player list --------------------------------------------------------------------
+
+    def players(self) -> list[dict[str, Any]]:
+        keys = ("no", "name", "rating", "fed", "id", "sex", "title", "birth", "game", "mms0",
+                "withdrawn")  # fmt: skip
+        rows = self.store._read(
+            "SELECT no, name, rating, fed, ident, sex, title, birth, game, mms0, withdrawn"
+            " FROM players ORDER BY no"
+        )
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def set_players(self, rows: list[dict[str, Any]], source: str) -> int:
+        """The player list replaced (a CSV or a TRF): refused once a round names players."""
+        if self.store._read("SELECT 1 FROM pairings WHERE first_no > 0 LIMIT 1"):
+            used = {p["no"]: p for p in self.players()}
+            for r in rows:  # numbers already paired keep their players
+                old = used.get(r["no"])
+                if old is not None and old["name"] != r["name"]:
+                    raise RoundError("player %d is %s in the rounds kept: not %s"
+                                     % (r["no"], old["name"], r["name"]))  # fmt: skip
+        with self.store.acting(0, "players", {"players": len(rows), "from": source}, "arbiter"):
+            self.store._write_all(
+                (
+                    "DELETE FROM players WHERE no NOT IN (SELECT first_no FROM pairings UNION"
+                    " SELECT second_no FROM pairings UNION SELECT player FROM byes)",
+                    (),
+                ),
+                *(
+                    (
+                        "INSERT OR REPLACE INTO players (no, name, rating, fed, ident, sex, title,"
+                        " birth, game, mms0, withdrawn) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        (
+                            r["no"],
+                            r["name"],
+                            r["rating"],
+                            r["fed"],
+                            r["id"],
+                            r["sex"],
+                            r["title"],
+                            r["birth"],
+                            r["game"],
+                            r["mms0"],
+                            r.get("withdrawn", 0),
+                        ),
+                    )
+                    for r in rows
+                ),
+            )
+        return len(rows)
+
+    def withdraw(self, player: int, rnd: int) -> None:
+        """Player ``player`` withdraws from round ``rnd`` on: a later round kept
+        already, not yet set up, gives the opponent a forfeit win (FIDE C.05:
+        a withdrawn player's remaining games are forfeited)."""
+        if player not in {p["no"] for p in self.players()}:
+            raise RoundError("no player %d" % player)
+        if not 0 < rnd < 1000:
+            raise RoundError("round: 1 to 999")
+        with self.store.acting(0, "withdraw", {"player": player, "round": rnd}, "arbiter"):
+            self.store._write_all(
+                ("UPDATE players SET withdrawn=? WHERE no=?", (rnd, player)),
+                ("UPDATE pairings SET forfeit='first' WHERE round>=? AND first_no=? AND"
+                 " game_no=0 AND forfeit=''", (rnd, player)),
+                ("UPDATE pairings SET forfeit='second' WHERE round>=? AND second_no=? AND"
+                 " game_no=0 AND forfeit=''", (rnd, player)),
+                ("DELETE FROM byes WHERE round>=? AND player=?", (rnd, player)),
+            )  # fmt: skip
+        self._reload()
+
+    def setting(self, key: str, default: str = "") -> str:
+        rows = self.store._read("SELECT value FROM settings_t WHERE key=?", (key,))
+        return str(rows[0][0]) if rows else default
+
+    # -- a round's incidents ------------------------------------------------------------------
+
+    def pairing(self, no: int, board: int) -> Pairing:
+        p = next((p for p in self.pairings(no) if p.board == board), None)
+        if p is None:
+            raise RoundError("round %d has no game on board %d" % (no, board))
+        return p
+
+    def _update(self, no: int, board: int, verb: str, args: dict[str, Any], **fields: Any) -> None:
+        sets = ", ".join("%s=?" % k for k in fields)
+        with self.store.acting(board, verb, dict(args, round=no), "arbiter"):
+            self.store._write("UPDATE pairings SET %s WHERE round=? AND board=?" % sets,
+                              (*fields.values(), no, board))  # fmt: skip
+        self._reload()
+
+    def bye(self, no: int, player: int, kind: str) -> None:
+        """A bye in round ``no``: full, half or zero points (TRF-16 F, H, Z)."""
+        self.date(no)
+        if kind not in BYES:
+            raise RoundError("kind: full, half, zero or pab")
+        known = {p["no"]: p for p in self.players()}
+        if player not in known:
+            raise RoundError("no player %d" % player)
+        if any(player in (p.first_no, p.second_no) for p in self.pairings(no)):
+            raise RoundError("player %d is paired in round %d" % (player, no))
+        game = str(known[player]["game"])
+        with self.store.acting(0, "bye", {"round": no, "player": player, "kind": kind}, "arbiter"):
+            self.store._write("INSERT OR REPLACE INTO byes (round, player, kind, game) VALUES"
+                              " (?,?,?,?)", (no, player, kind, game))  # fmt: skip
+
+    def forfeit(self, no: int, board: int, side: str) -> None:
+        """Who did not come to board ``board`` (first, second, both; '' undoes it):
+        the other wins by forfeit (TRF-16 + and -)."""
+        if side not in ("", "first", "second", "both"):
+            raise RoundError("side: first, second or both")
+        self.pairing(no, board)
+        self._update(no, board, "forfeit", {"board": board, "side": side}, forfeit=side)
+
+    def late(self, no: int, board: int, side: str, minutes: int) -> str:
+        """A player came ``minutes`` after the start: within the default time
+        (the tournament's ``default_minutes``; FIDE 6.7.1: 0 unless the event's
+        rules say) the game goes on and the record says so; after it, a forfeit."""
+        if side not in ("first", "second"):
+            raise RoundError("side: first or second")
+        if not 0 <= minutes <= 24 * 60:
+            raise RoundError("minutes: 0 to 1440")
+        self.pairing(no, board)
+        default = int(self.setting("default_minutes", "0") or 0)
+        if minutes > default:
+            self._update(no, board, "late", {"board": board, "side": side, "minutes": minutes},
+                         forfeit=side, late="%s %d" % (side, minutes))  # fmt: skip
+            return "forfeit: %d min is after the default time (%d min)" % (minutes, default)
+        self._update(no, board, "late", {"board": board, "side": side, "minutes": minutes},
+                     late="%s %d" % (side, minutes))  # fmt: skip
+        return "ok: within the default time (%d min): the game goes on" % default
+
+    def set_result(self, no: int, board: int, result: str) -> None:
+        """A result entered by hand (a game played without a clock, a ruling);
+        '' gives the game's own back."""
+        if result not in ("", *HAND):
+            raise RoundError("result: 1-0, 0-1, 1/2-1/2, 0-0 or '' (the game's own)")
+        self.pairing(no, board)
+        self._update(no, board, "result", {"board": board, "result": result}, result=result)
 
     def rename(self, board: int, game_no: int, first: str | None, second: str | None) -> None:
         """The players of a round's game changed on its board (``players``): its
@@ -350,10 +665,11 @@ class Rounds:
 
     async def _board(self, no: int, p: Pairing, start: bool) -> str:
         from qizhong.clocks.link import LinkError
-        from qizhong.server import app as server_app
 
         hall = self.hall
         st = hall.states[p.board]
+        if p.forfeit:
+            return "forfeit (%s): not set up" % p.forfeit
         try:
             if not p.game_no:
                 seen = self._wait_event(p.board, "config")  # a new game on the clock first
@@ -363,20 +679,24 @@ class Rounds:
                 except TimeoutError:
                     return "the clock took the control but did not say so"
                 fields = {"first": p.first, "second": p.second, "game": p.game, "spec": p.spec}
-                hall.store.add_action(p.board, "players", dict(fields), "arbiter")
-                hall.store.set_board(p.board, **fields)
-                st.board = next(b for b in hall.store.boards() if b.no == p.board)
-                self.store._write(
-                    "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
-                    (st.game_no, no, p.board),
-                )
+                with hall.store.acting(p.board, "players", dict(fields), "arbiter"):
+                    hall.store.set_board(p.board, **fields)
+                    st.board = next(b for b in hall.store.boards() if b.no == p.board)
+                    self.store._write(
+                        "UPDATE pairings SET game_no=? WHERE round=? AND board=?",
+                        (st.game_no, no, p.board),
+                    )
                 hall.notify(p.board, st.view(), None)
                 t = self.tournament()
                 tags = {"event": t["name"] or "qizhong hall", "site": t["site"] or None,
-                        "round": str(no), "date": self.date(no) or t["start"] or None}  # fmt: skip
+                        "round": str(no), "date": self.date(no) or t["start"] or None,
+                        "board": p.board, "size": p.size or None, "komi": p.komi or None,
+                        "handicap": p.handicap}  # fmt: skip
                 try:  # the round's game gets its session, as a control loaded from the page does
                     await asyncio.wrap_future(
-                        hall.worker(p.board).call(lambda c: server_app._fresh(hall, p.board, tags))
+                        hall.worker(p.board).call(
+                            lambda c: actions.fresh_session(hall, p.board, tags)
+                        )
                     )
                 except (LinkError, ValueError) as e:
                     return "set up, but no session for its game: %s" % e
@@ -390,7 +710,7 @@ class Rounds:
                         return "the clock started but did not say so"
                 else:
                     return "set up; not started: the clock is %s" % st.state
-        except server_app.web.HTTPException as e:
+        except web.HTTPException as e:
             return "refused: %s" % e.text
         return "ok"
 
@@ -415,24 +735,26 @@ class Rounds:
         """One clock action, kept as the page's actions are (app.py's ``act``)."""
         from qizhong.clocks.driver import CommandError
         from qizhong.clocks.link import LinkError
-        from qizhong.server import app as server_app
 
         hall = self.hall
         st = hall.states[no]
-        call = server_app.action(verb, body, st.board.game)
+        call = actions.action(verb, body, st.board.game)
         worker = hall.worker(no)
         aid = hall.store.add_action(no, verb, body, "arbiter")
         try:
             await asyncio.wrap_future(worker.call(call))
         except CommandError as e:
             hall.store.action_done(aid, "refused: %s" % e)
-            raise server_app.web.HTTPConflict(text=str(e)) from None
+            raise web.HTTPConflict(text=str(e)) from None
         except LinkError as e:
             hall.store.action_done(aid, "no clock: %s" % e)
-            raise server_app.web.HTTPServiceUnavailable(text=str(e)) from None
+            raise web.HTTPServiceUnavailable(text=str(e)) from None
+        except BaseException as e:  # never an action left pending
+            hall.store.action_done(aid, "failed: %s" % (e or type(e).__name__))
+            raise
         hall.store.action_done(aid, "ok")
         if verb == "config":
-            server_app._configured(hall, st, str(body.get("spec", "")))
+            actions.configured(hall, st, str(body.get("spec", "")))
 
     def score(self, board: int, score: str, game_no: int | None = None) -> int:
         """Enter a Go game's score (its current game by default); kept as an action."""
@@ -474,6 +796,10 @@ class Rounds:
                     result = RESULTS.get(g.result, ("", ""))[0]
                 if not result:
                     result = "*"
+            if p.result:  # entered by hand: over the game's own
+                result = p.result
+            elif p.forfeit:
+                result, state = FORFEITS[p.forfeit], "forfeit"
             ext = "sgf" if p.game == "go" else "pgn"
             row = asdict(p)
             row.update(
@@ -481,6 +807,7 @@ class Rounds:
                 result=result,
                 score=score,
                 points=list(points(result)),
+                codes=list(codes(result)),
                 state=state,
                 moves=moves,
                 record="/rounds/%d/%d.%s" % (no, p.board, ext) if p.game_no else "",
@@ -538,10 +865,6 @@ def _cell(text: str) -> str:
 
 def add_routes(app: Any, hall: Any) -> None:
     """The rounds' API and pages (docs/server.md), on the hall's app."""
-    from aiohttp import web
-
-    from qizhong.server.app import WEB, _json
-
     rounds = Rounds(hall)
     hall.rounds = rounds
 
@@ -560,14 +883,14 @@ def add_routes(app: Any, hall: Any) -> None:
             raise web.HTTPNotFound(text="no round %d" % no)
 
     async def page(request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(WEB + "/rounds.html")
+        return web.FileResponse(actions.WEB + "/rounds.html")
 
     async def get_tournament(request: web.Request) -> web.Response:
         return web.json_response(rounds.tournament())
 
     async def post_tournament(request: web.Request) -> web.Response:
         arbiter(request)
-        body = await _json(request)
+        body = await actions.json_body(request)
         try:
             return web.json_response(rounds.set_tournament(body))
         except RoundError as e:
@@ -583,7 +906,7 @@ def add_routes(app: Any, hall: Any) -> None:
 
     async def add_round(request: web.Request) -> web.Response:
         arbiter(request)
-        body = await _json(request)
+        body = await actions.json_body(request)
         text = body.get("pairings", "")
         no = body.get("round")
         if not isinstance(text, str) or (no is not None and not isinstance(no, int)):
@@ -600,13 +923,18 @@ def add_routes(app: Any, hall: Any) -> None:
         no = number(request)
         known(no)
         rows = await rounds.results(no)
-        return web.json_response({"round": no, "date": rounds.date(no), "boards": rows})
+        names = {int(p["no"]): str(p["name"]) for p in rounds.players()}
+        byes = [{"player": b.player, "name": names.get(b.player, ""), "kind": b.kind}
+                for b in rounds.byes(no)]  # fmt: skip
+        return web.json_response(
+            {"round": no, "date": rounds.date(no), "boards": rows, "byes": byes}
+        )
 
     async def act(request: web.Request) -> web.Response:
         arbiter(request)
         no = number(request)
         known(no)
-        body = await _json(request)
+        body = await actions.json_body(request)
         verb = request.match_info["verb"]
         if verb not in ("setup", "start"):
             raise web.HTTPNotFound(text="no round action %r" % verb)
@@ -623,7 +951,7 @@ def add_routes(app: Any, hall: Any) -> None:
             raise web.HTTPNotFound(text="no board %d" % board)
         if hall.states[board].board.game != "go":
             raise web.HTTPBadRequest(text="board %d does not play Go" % board)
-        body = await _json(request)
+        body = await actions.json_body(request)
         game = body.get("game")
         if game is not None and (
             isinstance(game, bool)
@@ -703,7 +1031,7 @@ def add_routes(app: Any, hall: Any) -> None:
     r.add_get("/api/rounds", list_rounds)
     r.add_post("/api/rounds", add_round)
     r.add_get("/api/rounds/{round:\\d+}", get_round)
-    r.add_post("/api/rounds/{round:\\d+}/{verb}", act)
+    r.add_post("/api/rounds/{round:\\d+}/{verb:setup|start}", act)
     r.add_post("/api/boards/{no:\\d+}/score", score)
     r.add_get("/rounds/{round:\\d+}/results.csv", results_csv)
     r.add_get("/rounds/{round:\\d+}/{no:\\d+}.{ext:pgn|sgf}", record)

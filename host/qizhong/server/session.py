@@ -3,12 +3,12 @@
 
 A board of the hall runs the same ``qizhong.arbiter`` session as ``qizhong
 arbiter`` at the table (Xiangqi, Go or chess), through the same line
-interpreter (``qizhong.cli.arbiter.Console``): a move in the game's notation,
+interpreter (``qizhong.arbiter.console.Console``): a move in the game's notation,
 ``foul red``, ``claim red rep``, ``confirm``, ``dead D4``... Its journal is
 the console's (``qizhong.arbiter.journal``), with the server's store as its
 backend: each entry is a row, committed before the action is answered. A
 restarted server replays every board's journal exactly as a console resumes
-a game (``qizhong.cli.arbiter.replay``), then feeds it the clock events the
+a game (``qizhong.arbiter.console.replay``), then feeds it the clock events the
 store kept after the last one the session had seen.
 
 The session runs on its board's worker thread (the one thread that talks to
@@ -26,17 +26,18 @@ import datetime
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from qizhong.clocks.link import LinkError
 from qizhong.server.store import Stored
 
 if TYPE_CHECKING:
+    from qizhong.arbiter.console import Console
     from qizhong.arbiter.journal import Journal
-    from qizhong.cli.arbiter import Console
     from qizhong.clocks.driver import Clock
-    from qizhong.server.app import Hall
-    from qizhong.server.board import Worker
+    from qizhong.server.board import BoardState, Worker
+    from qizhong.server.feed import Feed
+    from qizhong.server.store import Store
 
 # Commands a page or a remote console may not send the server's console
 # (they write files on the server, or leave it).
@@ -44,6 +45,19 @@ BARRED = ("save", "board", "quit", "late")
 LINE_MAX = 500  # characters of one typed line
 ALERT_BASE = 1_000_000  # a session alert's id: -(session * ALERT_BASE + its notice's index)
 SPECS = {"xiangqi": "xq-rapid", "go": "go-byoyomi", "chess": "rapid"}
+
+
+class Hall(Protocol):
+    """What the sessions use of the hall (server/hall.py's ``Hall``, which holds them)."""
+
+    store: Store
+    states: dict[int, BoardState]
+    workers: list[Worker]
+    acked: set[int]
+    problems: list[str]
+    feed: Feed
+
+    def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None: ...
 
 
 class SessionError(ValueError):
@@ -214,9 +228,9 @@ class Sessions:
         """A new session on board ``no``: ``opts`` are ``qizhong arbiter``'s
         options (spec, names, ...). ``configure``: the session sets the clock up
         (it must be between games); else it takes the game the clock has."""
+        from qizhong.arbiter.console import KEPT_ARGS, Console, make_session
         from qizhong.arbiter.journal import VERSION, Journal
         from qizhong.arbiter.session import ArbiterError
-        from qizhong.cli.arbiter import _KEPT_ARGS, Console, make_session
 
         st = self.hall.states[no]
         if no in self.games:
@@ -228,7 +242,7 @@ class Sessions:
         clock = fed._clock()
         header: dict[str, Any] = {
             "journal": VERSION,
-            "args": {**{k: args.get(k) for k in _KEPT_ARGS}, "configure": configure},
+            "args": {**{k: args.get(k) for k in KEPT_ARGS}, "configure": configure},
             "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
             "record": "",
         }
@@ -296,7 +310,7 @@ class Sessions:
 
     def load(self, no: int) -> Game | None:
         from qizhong.arbiter import journal as jr
-        from qizhong.cli.arbiter import replay
+        from qizhong.arbiter.console import replay
 
         n = self.hall.store.last_session(no)
         if not n:
@@ -396,7 +410,7 @@ class Sessions:
         known = {a["id"] for a in st.alerts}
         for a in g.alerts:
             if a["id"] not in known and a["id"] not in acked:
-                st.alerts.append(dict(a, t=st.t, host_ms=0))
+                st.alerts.append(dict(a, t=st.t, host_ms=0, game=st.game_no))
                 known.add(a["id"])
         g.alerts = []
         st.session_rev += 1
@@ -451,6 +465,7 @@ def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]
         "komi": str(opts.get("komi") or "7.5"), "lang": str(opts.get("lang") or "en"),
         "chess960": opts.get("chess960"), "emt": bool(opts.get("emt", False)),
         "repetition": str(opts.get("repetition") or "cxa"),
+        "board": opts.get("board"), "handicap": int(opts.get("handicap") or 0),
     }  # fmt: skip
     out[first_word] = str(opts.get(first_word) or opts.get("first") or board.first or "")
     out[second_word] = str(opts.get(second_word) or opts.get("second") or board.second or "")
@@ -500,6 +515,14 @@ def check_line(line: str) -> str:
     return line.strip()
 
 
+def _ends(result: Any, sides: tuple[str, str]) -> str:
+    """What confirming a proposal does, in plain words: "Black wins", "a draw", or
+    "" (play goes on)."""
+    if result is None:
+        return ""
+    return "a draw" if result.winner is None else "%s wins" % sides[result.winner]
+
+
 def _view(g: Game) -> dict[str, Any]:
     """The session as the board page shows it."""
     from qizhong.arbiter.chess import ChessSession
@@ -536,7 +559,8 @@ def _view(g: Game) -> dict[str, Any]:
         p = s.proposal
         if p is not None:
             out["proposal"] = {"what": p.what, "verdict": p.verdict, "rule": p.rule,
-                               "reasons": [r.strip() for r in p.reasons]}  # fmt: skip
+                               "reasons": [r.strip() for r in p.reasons],
+                               "ends": _ends(p.result, s.SIDES)}  # fmt: skip
         out["offer"] = s.offer_by
     elif isinstance(s, GoSession):
         out["kind"] = "go"
@@ -549,4 +573,5 @@ def _view(g: Game) -> dict[str, Any]:
         out["kind"] = "chess"
         out["fen"] = s.board.fen()
         out["offer"] = getattr(s, "offer_by", -1)
+        out["illegal"] = list(s.illegal_moves)  # 7.5.5: the page says what the next one does
     return out

@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from qizhong.clocks.link import Event
@@ -80,6 +81,31 @@ class Stored:
 # covers a retry typed again after a restart. Older keys are applied again if sent.
 ANSWERS_MS = 24 * 3600 * 1000
 ANSWERS_MAX = 10000
+
+
+INTERRUPTED = (
+    "failed: the server stopped before its outcome was kept (the clock's events say what it did)"
+)
+
+
+def state_of(outcome: str) -> str:
+    """An action's outcome as ``done``, ``failed`` or (while it runs) ``pending``."""
+    if outcome == "pending":
+        return "pending"
+    return "done" if outcome == "ok" or outcome.startswith("ok:") else "failed"
+
+
+def _why(e: BaseException) -> str:
+    text = getattr(e, "text", None)  # an HTTP refusal's own text
+    return str(text if isinstance(text, str) and text else e)
+
+
+class Acting:
+    """An action being acted on (``Store.acting``): its row and its outcome so far."""
+
+    def __init__(self, row: int) -> None:
+        self.id = row
+        self.outcome = "ok"
 
 
 class StoreError(Exception):
@@ -222,6 +248,33 @@ class Store:
     def action_done(self, action: int, outcome: str) -> None:
         self._write("UPDATE actions SET outcome=? WHERE id=?", (outcome, action))
 
+    @contextmanager
+    def acting(self, board: int, verb: str, args: dict[str, object], who: str) -> Iterator[Acting]:
+        """An action kept before its body runs, and ended whatever happens:
+        ``ok`` unless the body sets ``outcome``; an exception's text if it raises.
+        (An outcome the file cannot take waits for the next start's ``interrupted``.)"""
+        act = Acting(self.add_action(board, verb, args, who))
+        try:
+            yield act
+        except BaseException as e:
+            if act.outcome == "ok":
+                act.outcome = "failed: %s" % (_why(e) or type(e).__name__)
+            self._end(act)
+            raise
+        self._end(act)
+
+    def _end(self, act: Acting) -> None:
+        try:
+            self.action_done(act.id, act.outcome[:500])
+        except StoreError:
+            pass
+
+    def interrupted(self) -> int:
+        """At start: the actions a stopped server left without an outcome
+        fail, with that reason (none stays pending); how many."""
+        cur = self._write("UPDATE actions SET outcome=? WHERE outcome='pending'", (INTERRUPTED,))
+        return int(cur.rowcount)
+
     def actions(self, board: int | None = None) -> list[dict[str, object]]:
         sql = "SELECT id, board, verb, args, who, host_ms, outcome FROM actions"
         rows = self._read(
@@ -231,6 +284,7 @@ class Store:
         out = [dict(zip(keys, r, strict=True)) for r in rows]
         for a in out:
             a["args"] = json.loads(str(a["args"]))
+            a["state"] = state_of(str(a["outcome"]))
         return out
 
     def ack(self, board: int, event: int) -> None:

@@ -12,7 +12,7 @@ let shownGame = null; // the game the players' form shows: the board's, until th
 
 async function loadDetail() {
   detail = await api("/api/boards/" + NO);
-  drawPosition(document.getElementById("position"), detail.position);
+  drawBoard();
   const ol = document.getElementById("moves");
   ol.replaceChildren();
   const names = colours(detail);
@@ -31,6 +31,14 @@ async function loadDetail() {
   document.getElementById("title").textContent = "board " + NO;
   document.getElementById("record").href = detail.record || "#";
   document.getElementById("record").hidden = !detail.record;
+}
+
+// The position, with the session's dead stones marked after a Go game's play (GO-6).
+function drawBoard() {
+  if (!detail) return;
+  const v = typeof sessionView === "undefined" ? null : sessionView;
+  drawPosition(document.getElementById("position"), detail.position,
+    { dead: v && v.kind === "go" ? v.dead || [] : [] });
 }
 
 // The players' form and the control's box open with the board's own values (Save on a form
@@ -117,7 +125,27 @@ render = function () {
   document.querySelectorAll("[data-result]").forEach((btn) => {
     if (btn.dataset.result !== "2") btn.textContent = names[btn.dataset.result] + " wins";
   });
+  showResumePrompt(v);
 };
+
+// After a knock ruling (EQ-5) the clock waits, knocked, until the arbiter resumes it: the
+// prompt says so at the top of the page, with the button.
+function showResumePrompt(v) {
+  const box = document.getElementById("resume-prompt");
+  const names = colours(v);
+  box.hidden = !(arbiter && v.state === "knocked");
+  if (box.hidden) return;
+  const text = box.querySelector(".what"), btn = box.querySelector("button");
+  if (v.knocker === 0 || v.knocker === 1) {
+    text.textContent = "Knock ruled: " + names[v.knocker] + " knocked the clock. The clock waits: resume play, " +
+      (v.run === 0 || v.run === 1 ? names[v.run] + "'s time runs." : "when the board is set again.");
+    btn.hidden = false;
+  } else {
+    text.textContent = "The clock was knocked over: name who knocked it (Knock ruling, below); then resume play.";
+    btn.hidden = true;
+  }
+}
+document.querySelector("#resume-prompt button").onclick = () => act("resume");
 window.onArbiter = () => { document.getElementById("controls").hidden = !arbiter; };
 
 // Every action is sent with its own idempotency key, again with the same key while the
@@ -127,7 +155,7 @@ async function act(verb, body) {
   let ok = false;
   const waiting = () => { err.textContent = verb + ": the server is away: sending again…"; };
   try { await apiKept("/api/boards/" + NO + "/" + verb, body || {}, waiting); err.textContent = ""; ok = true; }
-  catch (e) { err.textContent = verb + ": " + e.message; }
+  catch (e) { err.textContent = e.message.startsWith(verb + ":") ? e.message : verb + ": " + e.message; }
   loadLog();
   return ok;
 }
@@ -152,7 +180,8 @@ const QUESTIONS = {
   set: ({ side, ms }) => ["Set " + sideName(side) + "'s time on board " + NO + " to " + fmt(ms) +
     "? It shows " + timeNow(side) + " now.", "Set " + fmt(ms)],
   knock: ({ side }) => ["Rule on board " + NO + ": " + sideName(side) + " knocked the clock over? " +
-    sideName(1 - side) + " gets +60 s (EQ-5).", sideName(side) + " knocked it"],
+    sideName(1 - side) + " gets +60 s (EQ-5); the clock then waits for you to resume play.",
+    sideName(side) + " knocked it: " + sideName(1 - side) + " +60 s"],
   finish: ({ result }) => {
     const what = result === 2 ? "a draw" : sideName(result) + " wins";
     return ["End the game on board " + NO + ": " + what + "? The clock stops and the result is kept.",

@@ -22,7 +22,7 @@ function signedSeconds(ms) {
 
 // -- the link to the server: while it is lost, times freeze and say so ---------------------
 
-const link = { up: false, lostAt: null, last: 0, beatMs: 5000, why: "", ws: null };
+const link = { up: false, lostAt: null, last: 0, beatMs: 5000, why: "", ws: null, started: null };
 
 // The page's "now" for ticking: frozen at the moment the server was lost.
 function pageNow() { return link.lostAt === null ? performance.now() : link.lostAt; }
@@ -57,7 +57,13 @@ function linkLost(why) {
   updateTitle();
 }
 
-function linkUp() {
+function linkUp(hello) {
+  if (link.lostAt !== null && link.since) { // back after a loss: the notice says what came back
+    comeback = { at: new Date(), away: Date.now() - link.since.getTime(),
+      restarted: link.started !== null && hello.started_ms !== link.started,
+      problems: hello.problems || [] };
+  }
+  link.started = hello.started_ms === undefined ? null : hello.started_ms;
   link.up = true; link.lostAt = null; link.why = "";
   const banner = document.getElementById("offline");
   if (banner) banner.hidden = true;
@@ -79,6 +85,39 @@ function resultText(v) {
   if (v.result === 2) return "draw";
   if (v.result === 0 || v.result === 1) return colours(v)[v.result] + " wins";
   return v.state === "finished" ? "finished" : "";
+}
+
+// -- after a loss: what came back, until the arbiter has read it ------------------------
+
+let comeback = null; // {at, away, restarted, problems}: the last return, shown until dismissed
+
+function comebackText() {
+  const c = comeback, all = [...boards.values()].filter((b) => !b.view.server);
+  const up = all.filter((b) => b.view.link === "up").length;
+  const games = all.filter((b) => ["running", "paused", "knocked", "flagged"].includes(b.view.state)).length;
+  const alerts = all.reduce((n, b) => n + liveAlerts(b.view).length, 0);
+  const head = c.restarted
+    ? "The hall server restarted: back at " + clockTime(c.at) + " after " + (c.away / 1000).toFixed(1) + " s."
+    : "The connection is back at " + clockTime(c.at) + " after " + (c.away / 1000).toFixed(1) +
+      " s; the server did not restart.";
+  return head + " Back: " + all.length + " boards, " + up + " of them with their clock answering, " +
+    games + " games in play, " + alerts + " alerts kept" + (arbiter ? ", you are still logged in" : "") +
+    "." + (c.problems.length ? " Not rebuilt: " + c.problems.join("; ") : " Nothing acknowledged was lost.");
+}
+
+function showComeback() {
+  let box = document.getElementById("comeback");
+  if (!comeback) { if (box) box.hidden = true; return; }
+  if (!box) {
+    box = document.createElement("div");
+    box.id = "comeback"; box.setAttribute("role", "status");
+    box.innerHTML = '<span class="what"></span> <button type="button">OK</button>';
+    box.querySelector("button").onclick = () => { comeback = null; showComeback(); };
+    const after = document.getElementById("offline");
+    if (after) after.after(box); else document.body.prepend(box);
+  }
+  box.hidden = false;
+  box.querySelector(".what").textContent = comebackText();
 }
 
 // -- alerts -----------------------------------------------------------------------------------
@@ -104,9 +143,13 @@ function alertText(v, a) {
   return boardName(v) + ": " + what;
 }
 
+// A board's alerts the pages pin: those of a game that has not ended (the server marks an
+// alert ``over`` once its game has a result or a new game began) and the clock's own.
+function liveAlerts(v) { return v.alerts.filter((a) => !a.over); }
+
 function alertCount() {
   let n = 0;
-  for (const [, b] of boards) n += b.view.alerts.length;
+  for (const [, b] of boards) n += liveAlerts(b.view).length;
   return n;
 }
 
@@ -183,7 +226,7 @@ let primed = false; // after the first hello: alerts already there when the page
 function noticeNewAlerts() {
   let fresh = 0;
   for (const [key, b] of boards) {
-    for (const a of b.view.alerts) {
+    for (const a of liveAlerts(b.view)) {
       const id = key + ":" + a.id;
       if (!seenAlerts.has(id)) { seenAlerts.add(id); fresh++; }
     }
@@ -197,6 +240,7 @@ function noticeNewAlerts() {
 let arbiter = false;
 
 function showLogin() {
+  if (!document.getElementById("login-form")) return; // the spectators' page: no login
   document.getElementById("login-form").hidden = arbiter;
   document.getElementById("logout").hidden = !arbiter;
   document.body.classList.toggle("arbiter", arbiter);
@@ -204,6 +248,7 @@ function showLogin() {
 }
 
 function setupLogin() {
+  if (!document.getElementById("login-form")) return;
   document.getElementById("login-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const pw = document.getElementById("password");
@@ -241,7 +286,7 @@ function connect(onEvent) {
       if (msg.beat_ms > 0) link.beatMs = msg.beat_ms;
       boards.clear(); // the server's boards now: none kept from before it was lost
       for (const v of msg.boards) keep(v, now);
-      linkUp();
+      linkUp(msg);
     } else if (msg.type === "board") {
       keep(msg.board, now);
       if (onEvent && msg.event) onEvent(msg.event);
@@ -271,16 +316,18 @@ function sortedBoards() {
     local(a) && local(b) ? Number(a) - Number(b) : local(a) ? -1 : local(b) ? 1 : a.localeCompare(b));
 }
 
-// The alerts panel (kept in view at any scroll by hall.css), every board's alerts; the
-// board page lists its own board's first.
-function renderAlerts(first) {
+// The alerts panel (kept in view at any scroll by hall.css): the hall's, every board's live
+// alerts; a board page's (``own``: its key), its own board's, and the others as one line
+// with their count and a link to the hall.
+function renderAlerts(own) {
   const box = document.getElementById("alerts");
+  if (!box) return; // the spectators' page: the alerts are the arbiter's
   box.replaceChildren();
-  const order = sortedBoards();
-  if (first !== undefined) order.sort(([a], [b]) => (b === first) - (a === first));
-  for (const [, b] of order) {
+  let others = 0;
+  for (const [key, b] of sortedBoards()) {
     const no = b.view.no;
-    for (const a of b.view.alerts) {
+    if (own !== undefined && key !== own) { others += liveAlerts(b.view).length; continue; }
+    for (const a of liveAlerts(b.view)) {
       const div = document.createElement("div");
       div.className = "alert alert-" + a.kind;
       div.dataset.board = no; div.dataset.kind = a.kind;
@@ -307,8 +354,18 @@ function renderAlerts(first) {
       box.append(div);
     }
   }
+  if (others) {
+    const div = document.createElement("div");
+    div.className = "others";
+    div.append(others + (others === 1 ? " alert" : " alerts") + " on other boards: ");
+    const go = document.createElement("a");
+    go.href = "/"; go.textContent = "the hall";
+    div.append(go);
+    box.append(div);
+  }
   noticeNewAlerts();
   updateTitle();
+  showComeback();
 }
 
 // -- confirmations: an action that ends a game or changes a time asks first ---------------

@@ -8,7 +8,8 @@ function card(v) {
   a.className = "card"; a.id = "board-" + v.key;
   a.innerHTML = '<div class="top"><span class="no"></span><span class="state"></span>' +
     '<span class="link"></span></div><div class="sides">' +
-    [0, 1].map((s) => '<div class="side s' + s + '"><div class="name"></div><div class="time"></div></div>').join("") +
+    [0, 1].map((s) => '<div class="side s' + s + '"><div class="name"><span class="colour"></span> ' +
+      '<span class="player"></span></div><div class="time"></div><div class="lever"></div></div>').join("") +
     '</div><div class="badges"></div>';
   return a;
 }
@@ -16,7 +17,7 @@ function card(v) {
 // A board the arbiter should look at now: an alert not yet acknowledged, a clock
 // not connected, a clock knocked over, a lever held down.
 function needsAttention(v) {
-  return v.alerts.length > 0 || v.link !== "up" || v.state === "knocked" || v.held >= 0;
+  return liveAlerts(v).length > 0 || v.link !== "up" || v.state === "knocked" || v.held >= 0;
 }
 
 // Which boards get a card: the board page shows its own; the hall, all of them, or
@@ -41,13 +42,18 @@ function drawCard(el, v) {
   el.querySelector(".state").textContent = stateText(v);
   el.querySelector(".link").textContent = v.link === "up" ? "" : "⚠ " + v.link;
   el.classList.toggle("lost", v.link !== "up");
-  el.classList.toggle("alerting", v.alerts.length > 0);
+  el.classList.toggle("alerting", liveAlerts(v).length > 0);
   el.classList.toggle("attention", needsAttention(v));
   for (const s of [0, 1]) {
     const side = el.querySelector(".s" + s);
     side.classList.toggle("run", v.run === s && v.state === "running");
     side.classList.toggle("flagged", v.flag[s]);
-    side.querySelector(".name").textContent = names[s] + (v.players[s] ? " · " + v.players[s] : "");
+    // The colour, then the whole name (wrapped, never cut: hall.css); on a hall board the
+    // first player's lever is the left one (docs/server.md, "Levers").
+    side.querySelector(".colour").textContent = names[s];
+    side.querySelector(".player").textContent = v.players[s] || "";
+    side.querySelector(".name").title = names[s] + (v.players[s] ? " · " + v.players[s] : "");
+    side.querySelector(".lever").textContent = s === 0 ? "left lever" : "right lever";
   }
   const badges = [["moves", "moves " + v.moves[0] + "·" + v.moves[1]]];
   if (v.flag[0] || v.flag[1]) badges.push(["bad flag", "flag"]);

@@ -31,13 +31,21 @@ RENDERERS.xiangqi = function (pos) {
   return g + "</svg>";
 };
 
-RENDERERS.go = function (pos) {
+RENDERERS.go = function (pos, marks) {
   const n = pos.size || 19, S = 24, M = 24, W = (n - 1) * S;
   let g = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ' + (W + 2 * M) + " " + (W + 2 * M) +
     '" class="go"><rect width="100%" height="100%" fill="#dcb35c"/><g transform="translate(' + M + "," + M + ')" stroke="#333">';
   for (let i = 0; i < n; i++) g += '<line x1="0" y1="' + i * S + '" x2="' + W + '" y2="' + i * S + '"/><line x1="' + i * S + '" y1="0" x2="' + i * S + '" y2="' + W + '"/>';
   for (const [c, colour] of pos.stones || []) {
     g += '<circle class="stone" cx="' + c[0] * S + '" cy="' + c[1] * S + '" r="11" fill="' + colour + '"/>';
+  }
+  // Stones marked dead after play (GO-6): a red cross on each, its point named (D4).
+  for (const vertex of (marks && marks.dead) || []) {
+    const col = "ABCDEFGHJKLMNOPQRST".indexOf(String(vertex)[0]), row = n - Number(String(vertex).slice(1));
+    if (col < 0 || col >= n || !(row >= 0 && row < n)) continue;
+    const x = col * S, y = row * S, d = 7;
+    g += '<g class="dead-mark" data-vertex="' + vertex + '"><line x1="' + (x - d) + '" y1="' + (y - d) + '" x2="' + (x + d) +
+      '" y2="' + (y + d) + '"/><line x1="' + (x + d) + '" y1="' + (y - d) + '" x2="' + (x - d) + '" y2="' + (y + d) + '"/></g>';
   }
   return g + "</g></svg>";
 };
@@ -48,7 +56,7 @@ RENDERERS.chess = function (pos) {
   return '<div class="chess" data-fen="' + pos.fen.replace(/"/g, "") + '">' + pos.svg + "</div>";
 };
 
-function drawPosition(el, pos) {
+function drawPosition(el, pos, marks) {
   const fn = RENDERERS[pos.kind];
-  el.innerHTML = fn ? fn(pos) : "<p>(no drawing for " + pos.kind + " yet)</p>";
+  el.innerHTML = fn ? fn(pos, marks) : "<p>(no drawing for " + pos.kind + " yet)</p>";
 }

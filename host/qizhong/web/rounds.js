@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The rounds page: the tournament, a round's pairings imported, set up and
-// started, and its results as the boards report them (docs/server.md).
+// The rounds page: a round's results and the hall's alerts first (what the arbiter works
+// from), then a new round's pairings and the tournament (docs/server.md). The socket, the
+// login, the alerts and the lost-server banner are common.js's.
 "use strict";
-let arbiter = false;
 let current = 0; // the round shown
 let rows = [];
 
@@ -13,11 +13,15 @@ function say(id, text, ok) {
   $(id).className = ok ? "ok" : "error";
 }
 
-function showLogin() {
-  $("login-form").hidden = arbiter;
-  $("logout").hidden = !arbiter;
-  document.body.classList.toggle("arbiter", arbiter);
+window.onArbiter = () => {
   for (const el of document.querySelectorAll("#tournament-form input")) el.disabled = !arbiter;
+  if (current) loadRound().catch(() => {});
+};
+
+// A new round's date, unless the arbiter types one: today's (this computer's own date).
+function today() {
+  const d = new Date(), pad = (n) => String(n).padStart(2, "0");
+  return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate());
 }
 
 async function loadTournament() {
@@ -42,10 +46,14 @@ async function loadRounds() {
   if (current) await loadRound();
 }
 
-function cell(tr, text, cls) {
-  const td = document.createElement("td");
+const LABELS = ["Board", "", "", "Game", "Control", "State", "Moves", "Result", "Score", "Record"];
+const CLASSES = ["board", "first", "second", "game", "spec", "state", "moves", "result", "score", "record"];
+
+function cell(tr, text) {
+  const i = tr.cells.length, td = document.createElement("td");
   td.textContent = text;
-  if (cls) td.className = cls;
+  td.className = CLASSES[i];
+  td.dataset.label = LABELS[i];
   tr.append(td);
   return td;
 }
@@ -62,16 +70,20 @@ async function loadRound() {
   body.replaceChildren();
   for (const r of rows) {
     const tr = document.createElement("tr");
-    tr.className = r.state.replace(/ /g, "-");
+    const live = boards.get(String(r.board));
+    tr.className = r.state.replace(/ /g, "-") + (live && liveAlerts(live.view).length ? " alerting" : "");
     tr.dataset.board = r.board;
-    cell(tr, r.board);
+    const no = cell(tr, "");
+    const open = document.createElement("a");
+    open.href = "/board/" + r.board; open.textContent = r.board;
+    no.append(open);
     cell(tr, r.first);
     cell(tr, r.second);
     cell(tr, r.game);
     cell(tr, r.spec);
     cell(tr, r.state);
     cell(tr, r.moves);
-    cell(tr, r.result, "result");
+    cell(tr, r.result);
     const score = cell(tr, r.score);
     if (arbiter && r.game === "go" && r.game_no) {
       const input = document.createElement("input");
@@ -113,27 +125,15 @@ function soon() { // many boards change at once: one refresh for them
   pending = setTimeout(async () => { pending = null; if (current) await loadRound().catch(() => {}); }, 300);
 }
 
-function connect() {
-  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-  ws.onmessage = (m) => {
-    const msg = JSON.parse(m.data);
-    if (msg.type === "board" && rows.some((r) => String(r.board) === String(msg.board.no))) soon();
-  };
-  ws.onclose = () => setTimeout(connect, 2000);
+// common.js draws on every message: the alerts here, and the round's table again soon.
+function render() {
+  renderAlerts();
+  soon();
 }
 
 function setup() {
-  $("login-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    try {
-      await api("/api/login", { password: $("password").value });
-      arbiter = true; $("password").value = ""; $("login-error").textContent = "";
-    } catch (err) { $("login-error").textContent = err.message; }
-    showLogin(); if (current) loadRound();
-  });
-  $("logout").addEventListener("click", async () => {
-    await api("/api/logout", {}); arbiter = false; showLogin(); if (current) loadRound();
-  });
+  setupLogin();
+  setupSound();
   $("tournament-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
@@ -146,6 +146,7 @@ function setup() {
     const f = $("i-file").files[0];
     if (f) $("i-text").value = await f.text();
   });
+  $("i-date").value = today();
   $("import-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const body = { pairings: $("i-text").value, date: $("i-date").value };
@@ -163,8 +164,6 @@ function setup() {
 
 (async () => {
   setup();
-  arbiter = (await api("/api/me")).arbiter;
-  showLogin();
   await loadTournament();
   await loadRounds();
   connect();

@@ -29,10 +29,19 @@ function postKept(path, body) {
   });
 }
 
-async function sendLine(line, label) {
+// Confirming the engine's proposal, in plain words: what it does first ("Black wins"),
+// then the engine's reason.
+function confirmWords(p) {
+  const ends = p.ends || "";
+  return ["confirm the engine's proposal: " + (ends ? ends + ", the game ends" : "play goes on, the game does not end") +
+    " (the engine: " + p.verdict + ")", ends ? "Confirm: " + ends : "Confirm: play on"];
+}
+
+async function sendLine(line, label, yes) {
   const err = document.getElementById("session-error");
   const verb = line.trim().split(/\s+/)[0].toLowerCase();
-  if (ASKS.has(verb) && !(await askFirst("Board " + NO + ": " + (label || line) + "?", "Yes: " + (label || line)))) return false;
+  if (verb === "confirm" && !label && sessionView && sessionView.proposal) [label, yes] = confirmWords(sessionView.proposal);
+  if (ASKS.has(verb) && !(await askFirst("Board " + NO + ": " + (label || line) + "?", yes || "Yes: " + (label || line)))) return false;
   try {
     const got = await postKept("/api/boards/" + NO + "/session", { line });
     const bad = (got.lines || []).filter((x) => x.startsWith("?"));
@@ -47,15 +56,26 @@ async function loadSession() {
   try { drawSession(await api("/api/boards/" + NO + "/session")); } catch (e) { /* offline */ }
 }
 
+// What a ruling does, in plain words, as its question says it: SIDE is the side the button
+// is for, OTHER its opponent; a function gets the session's view and the side.
+function asked(ask, v, i) {
+  const text = typeof ask === "function" ? ask(v, i) : ask;
+  return text ? text.replace(/SIDE/g, v.sides[i]).replace(/OTHER/g, v.sides[1 - i]) : null;
+}
+
+const XQ_FOUL = (what) => (v, i) => v.fouls[i] >= 1
+  ? what + ": SIDE's second foul, so OTHER wins (XQ-R17)"
+  : what + ": SIDE's first foul; a second loses (XQ-R17)";
+
 function sideButtons(v, verbs) {
-  // One row per side: [label, line template with SIDE]
+  // One row per side: [label, line template with SIDE, the question's words]
   const box = el("div", { class: "session-sides" });
   [0, 1].forEach((i) => {
     const name = v.sides[i];
     const row = el("div", { class: "session-side", "data-side": String(i) }, el("b", { text: name + " " }));
     for (const [label, tmpl, ask] of verbs) {
       const line = tmpl.replace("SIDE", name.toLowerCase());
-      row.append(el("button", { "data-line": line, onclick: () => sendLine(line, ask ? ask.replace("SIDE", name) : null), text: label }), " ");
+      row.append(el("button", { "data-line": line, onclick: () => sendLine(line, asked(ask, v, i)), text: label }), " ");
     }
     box.append(row);
   });
@@ -63,24 +83,45 @@ function sideButtons(v, verbs) {
 }
 
 const SIDE_VERBS = {
-  xiangqi: [["Foul", "foul SIDE", "a foul for SIDE"], ["No move", "nomove SIDE", "SIDE pressed without moving (XQ-R19)"],
-    ["Claim limit", "claim SIDE limit"], ["Claim repetition", "claim SIDE rep"],
-    ["Offer draw", "offer SIDE"], ["Resign", "resign SIDE", "SIDE resigns"], ["Phone", "phone SIDE", "SIDE's phone rang (XQ-R25)"],
+  xiangqi: [["Foul", "foul SIDE", XQ_FOUL("a foul for SIDE")],
+    ["No move", "nomove SIDE", XQ_FOUL("SIDE pressed without moving (XQ-R19), the clock goes back to SIDE")],
+    ["Claim limit", "claim SIDE limit", "SIDE claims the natural move limit: the engine proposes, you confirm or overrule (nothing ends yet)"],
+    ["Claim repetition", "claim SIDE rep", "SIDE claims a repetition: the engine proposes, you confirm or overrule (nothing ends yet)"],
+    ["Offer draw", "offer SIDE"], ["Resign", "resign SIDE", "SIDE resigns: OTHER wins"],
+    ["Phone", "phone SIDE", "SIDE's phone rang (XQ-R25): OTHER wins"],
     ["Wins", "win SIDE", "SIDE wins by the arbiter's ruling"]],
-  chess: [["Illegal move", "illegal SIDE", "SIDE's last move was illegal (CH-1)"], ["No move", "nomove SIDE", "SIDE pressed without moving (CH-1)"],
-    ["Claim threefold", "claim SIDE threefold"], ["Claim fifty", "claim SIDE fifty"],
-    ["Offer draw", "offer SIDE"], ["Resign", "resign SIDE", "SIDE resigns"], ["Wins", "win SIDE", "SIDE wins by the arbiter's ruling"]],
-  go: [["Resign", "resign SIDE", "SIDE resigns"], ["Foul", "foul SIDE", "a foul for SIDE"], ["Wins", "win SIDE", "SIDE wins by the arbiter's ruling"]],
+  chess: [["Illegal move", "illegal SIDE", (v, i) => v.illegal && v.illegal[i] >= 1
+    ? "SIDE's last move was illegal, SIDE's second: OTHER wins (CH-1, FIDE 7.5.5; a draw if OTHER cannot mate)"
+    : "SIDE's last move was illegal (CH-1): it is taken back and OTHER gets 2 minutes; a second loses"],
+    ["No move", "nomove SIDE", (v, i) => v.illegal && v.illegal[i] >= 1
+      ? "SIDE pressed without moving, SIDE's second illegal move: OTHER wins (CH-1, FIDE 7.5.5)"
+      : "SIDE pressed without moving (CH-1): OTHER gets 2 minutes; a second loses"],
+    ["Claim threefold", "claim SIDE threefold", "SIDE claims a threefold repetition: a draw if it holds, else OTHER gets 2 minutes"],
+    ["Claim fifty", "claim SIDE fifty", "SIDE claims the fifty-move rule: a draw if it holds, else OTHER gets 2 minutes"],
+    ["Offer draw", "offer SIDE"], ["Resign", "resign SIDE", "SIDE resigns: OTHER wins"], ["Wins", "win SIDE", "SIDE wins by the arbiter's ruling"]],
+  go: [["Resign", "resign SIDE", "SIDE resigns: OTHER wins"], ["Foul", "foul SIDE", "a foul for SIDE"], ["Wins", "win SIDE", "SIDE wins by the arbiter's ruling"]],
 };
 
+// "黑胜3/4子 (B+1.5)" as the count's result in words: "Black wins by 1.5".
+function goWinner(score) {
+  const m = /\(([BW])\+([^)]*)\)/.exec(score || "");
+  return m ? (m[1] === "B" ? "Black" : "White") + " wins by " + m[2] : score;
+}
+
 const GAME_VERBS = {
-  xiangqi: [["Accept draw", "accept"], ["Decline", "decline"], ["Undo ruling", "unrule", "undo the last ruling"], ["Take back move", "undo"], ["Draw", "draw", "a draw by the arbiter's ruling"]],
-  chess: [["Accept draw", "accept"], ["Decline", "decline"], ["Take back move", "undo"], ["Draw", "draw", "a draw by the arbiter's ruling"]],
-  go: [["Pass", "pass"], ["Agree (play over)", "agree", "both agree play is over (GO-5)"], ["Score", "score"], ["Count (ends the game)", "count", "count and end the game (GO-6)"], ["Take back move", "undo"]],
+  xiangqi: [["Accept draw", "accept", "the draw offer is accepted: a draw"], ["Decline", "decline"],
+    ["Undo ruling", "unrule", "undo the last ruling: what it did is taken back"], ["Take back move", "undo"],
+    ["Draw", "draw", "a draw by the arbiter's ruling"]],
+  chess: [["Accept draw", "accept", "the draw offer is accepted: a draw"], ["Decline", "decline"], ["Take back move", "undo"],
+    ["Draw", "draw", "a draw by the arbiter's ruling"]],
+  go: [["Pass", "pass"], ["Agree (play over)", "agree", "both agree play is over (GO-5): the clock stops for the count"],
+    ["Score", "score"], ["Count (ends the game)", "count", (v) => "count and end the game (GO-6)" +
+      (v.score ? ": " + goWinner(v.score) : "")], ["Take back move", "undo"]],
 };
 
 function drawSession(v) {
   sessionView = v;
+  if (v.kind === "go") drawBoard(); // its dead stones marked
   const box = document.getElementById("session-body");
   box.replaceChildren();
   if (!v.active) {
@@ -96,9 +137,14 @@ function drawSession(v) {
       el("b", { text: "The engine proposes on the " + p.what + ": " + p.verdict + (p.rule ? " (" + p.rule + ")" : "") }),
       el("ul", {}, ...p.reasons.map((r) => el("li", { text: r }))));
     const row = el("div", {});
-    row.append(el("button", { id: "confirm", onclick: () => sendLine("confirm", "confirm the engine's proposal: " + p.verdict), text: "Confirm" }), " Overrule: ");
-    for (const [label, word] of [["draw", "draw"], [v.sides[0] + " wins", v.sides[0].toLowerCase()], [v.sides[1] + " wins", v.sides[1].toLowerCase()], ["play on", "play"]]) {
-      row.append(el("button", { "data-overrule": word, onclick: () => sendLine("overrule " + word, "overrule the proposal: " + label), text: label }), " ");
+    // Confirming says what it does first ("Black wins"), then the engine's reason.
+    const ends = p.ends || "";
+    row.append(el("button", { id: "confirm", onclick: () => sendLine("confirm"), text: "Confirm" + (ends ? ": " + ends : "") }),
+      " Overrule: ");
+    for (const [label, word, what] of [["draw", "draw", "a draw"], [v.sides[0] + " wins", v.sides[0].toLowerCase(), v.sides[0] + " wins"],
+      [v.sides[1] + " wins", v.sides[1].toLowerCase(), v.sides[1] + " wins"], ["play on", "play", "play goes on"]]) {
+      row.append(el("button", { "data-overrule": word, onclick: () => sendLine("overrule " + word, "overrule the engine: " + what,
+        "Overrule: " + what), text: label }), " ");
     }
     prop.append(row);
     box.append(prop);
@@ -107,7 +153,7 @@ function drawSession(v) {
     box.append(sideButtons(v, SIDE_VERBS[v.kind] || []));
     const row = el("div", { class: "session-game" });
     for (const [label, line, ask] of GAME_VERBS[v.kind] || []) {
-      row.append(el("button", { "data-line": line, onclick: () => sendLine(line, ask), text: label }), " ");
+      row.append(el("button", { "data-line": line, onclick: () => sendLine(line, asked(ask, v, 0)), text: label }), " ");
     }
     box.append(row);
   }
@@ -115,7 +161,7 @@ function drawSession(v) {
     box.append(el("p", { id: "go-score", text: "Dead: " + (v.dead.join(" ") || "none") + " · score: " + (v.score || "") +
       (v.over ? "" : " · click a chain on the board to mark it dead") }));
   }
-  const log = el("ol", { id: "session-log", reversed: "" });
+  const log = el("ul", { id: "session-log" }); // each move's text has its own number (1. Red 炮二平五)
   for (const n of v.log.slice(-12).reverse()) log.append(el("li", { class: "n-" + n.kind, text: n.text }));
   box.append(log);
 }
