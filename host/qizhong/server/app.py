@@ -17,6 +17,8 @@ when the clock reports it, after it too is on disk.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import secrets
 from collections.abc import Awaitable, Callable
@@ -548,20 +550,35 @@ def _key(request: web.Request, body: dict[str, Any]) -> str:
     return key
 
 
+def _fingerprint(request: web.Request, body: dict[str, Any]) -> str:
+    """A request's board, kind and body, the key aside: what its key is bound to."""
+    rest = {k: v for k, v in body.items() if k != "key"}
+    text = "%s %s\n%s" % (request.method, request.path, json.dumps(rest, sort_keys=True))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 async def _one_at_a_time(
     hall: Hall, request: web.Request, handler: Callable[[web.Request], Awaitable[web.Response]]
 ) -> web.Response:
     """``handler``, after any action with the same idempotency key still being
     acted on (a retry sent while the first send waits for the clock): the retry
-    then finds the first one's answer kept, and is not applied again."""
+    then finds the first one's answer kept, and is not applied again. A key is
+    bound to its request (method, path: the board and kind; and the body): the
+    same key with another request is 409, and nothing is done (#34 item 5)."""
     try:
-        key = _key(request, await json_body(request)) if request.can_read_body else ""
+        body = await json_body(request) if request.can_read_body else {}
+        key = _key(request, body)
     except web.HTTPException:
         key = ""  # the handler says what is wrong with the request
     if not key:
         return await handler(request)
     while key in hall.in_flight:
         await hall.in_flight[key].wait()
+    if not hall.store.bind_key(key, _fingerprint(request, body)):
+        raise web.HTTPConflict(
+            text="key: already used for another request (board, action or values): a new"
+            " request takes a new key"
+        )
     done = hall.in_flight[key] = asyncio.Event()
     try:
         return await handler(request)

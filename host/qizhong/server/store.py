@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS session_log (
 CREATE TABLE IF NOT EXISTS answers (
   key TEXT PRIMARY KEY, board INTEGER NOT NULL, answer TEXT NOT NULL, host_ms INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS answers_age ON answers (host_ms);
+CREATE TABLE IF NOT EXISTS requests (
+  key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS logins (digest TEXT PRIMARY KEY, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS acks (
@@ -338,6 +340,26 @@ class Store:
                 (self.answers_max,),
             ),
         )
+
+    def bind_key(self, key: str, fingerprint: str) -> bool:
+        """Bind idempotency ``key`` to its request's ``fingerprint`` (its board,
+        kind and body): True if it is that request's (new, or a retry), False
+        if the key was used for another. Kept as long as the answers are."""
+        now = host_ms()
+        self._write_all(
+            (
+                "INSERT OR IGNORE INTO requests (key, fingerprint, host_ms) VALUES (?,?,?)",
+                (key, fingerprint, now),
+            ),
+            ("DELETE FROM requests WHERE host_ms < ?", (now - self.answers_ms,)),
+            (
+                "DELETE FROM requests WHERE rowid <= (SELECT rowid FROM requests"
+                " ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+                (self.answers_max,),
+            ),
+        )
+        rows = self._read("SELECT fingerprint FROM requests WHERE key=?", (key,))
+        return bool(rows) and str(rows[0][0]) == fingerprint
 
     def answers_kept(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM answers")[0][0])  # type: ignore[call-overload]
