@@ -270,9 +270,48 @@ def test_an_anonymous_command_changes_no_clock_and_every_relayed_change_is_recor
         board = a.get("/api/boards/1")
         assert board["state"] == "idle" and board["left"][0] <= 15 * 60000
         assert not [e for e in a.events() if e["name"] in ("start", "penalty")]
-        relays = [x for x in a.get("/api/actions") if x["verb"] == "relay"]
-        assert [r["args"]["text"].split()[0] for r in relays] == ["903"]  # queries: not kept
-        assert relays[0]["outcome"].startswith("refused: auth unpaired")
+        # #34 item 3: the change the clock refused is counted, not kept as a row.
+        assert [x for x in a.get("/api/actions") if x["verb"] == "relay"] == []
+        refused = a.get("/api/relays")["refused"]
+        assert [(r["board"], r["refused"]) for r in refused] == [(1, 1)]
+        assert "unpaired" in refused[0]["last"]
+    finally:
+        anon.close()
+        a.stop()
+
+
+def test_a_flood_of_wrong_tags_and_queries_is_counted_not_kept(tmp_path, broker):
+    """#34 item 3 and "a clock's events go first": 120 changes with wrong but
+    well-formed tags filled the action record (483 rows in 30 s); now each
+    the clock refuses is counted and its row gone, and `/api/actions` comes in
+    pages. 300 queries at once are dropped past the bridge's bound (counted),
+    not queued for the clock."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        a.boards_up(a.socket())
+        anon.ready("a")
+        anon.listen("a-sim-1/reply")
+        for i in range(120):
+            anon.pub("a-sim-1/cmd", {"text": "%d start 0 ~%d %s" % (1000 + i, i + 1, "0" * 32)})
+        got = anon.replies(120)
+        refused = [r for r in got if "unpaired" in r["text"]]
+        assert refused and all(not r["ok"] for r in got)
+        assert [x for x in a.get("/api/actions") if x["verb"] == "relay"] == []
+        counts = a.get("/api/relays")
+        assert counts["refused"][0]["refused"] == len(refused)
+        for i in range(300):
+            anon.pub("a-sim-1/cmd", {"text": "%d status" % (3000 + i)})
+        anon.pub("a-sim-1/cmd", {"text": "9999 start 0 ~1 " + "0" * 32})  # a marker: last
+        anon.until(lambda got: any('"9999"' in p.decode() for _, p in got))
+        answered = [p for _, p in anon.everything if b'"3' in p[:12] and b'"ok": true' in p]
+        flooded = a.get("/api/relays")["flooded"]
+        assert flooded > 0 and len(answered) + flooded <= 300
+        # Paged like the events: a limit, and a Link to the next page.
+        for i in range(3):
+            a.post("/api/boards/1/players", {"first": "Li %d" % i, "second": "Wang"})
+        page = urllib.request.urlopen(a.url + "/api/actions?limit=2", timeout=10)
+        assert len(json.load(page)) == 2 and 'rel="next"' in page.headers["Link"]
     finally:
         anon.close()
         a.stop()

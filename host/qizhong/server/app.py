@@ -176,29 +176,30 @@ def make_app(hall: Hall) -> web.Application:
         after, limit = _page(request)
         from qizhong.server.board import _event_json
 
-        rows = [_event_json(s) for s in hall.store.events(no, after, limit + 1)]
-        headers = {}
-        if len(rows) > limit:
-            rows = rows[:limit]
-            headers["Link"] = '<%s?after=%d&limit=%d>; rel="next"' % (
-                request.path,
-                rows[-1]["id"],
-                limit,
-            )
-        return web.json_response(rows, headers=headers)
+        return _paged(request, [_event_json(s) for s in hall.store.events(no, after, limit + 1)])
 
     async def actions(request: web.Request) -> web.Response:
-        return web.json_response(hall.store.actions())
+        """The arbiter's actions, paged as the events are (``?after=&limit=``)."""
+        after, limit = _page(request)
+        return _paged(request, hall.store.actions(None, after, limit + 1))
 
     async def board_actions(request: web.Request) -> web.Response:
-        """Board N's arbiter actions, oldest first (the board page's log)."""
+        """Board N's arbiter actions, oldest first (the board page's log), paged."""
         st = state_of(request)
-        try:
-            after = int(request.query.get("after", "0"))
-        except ValueError:
-            raise web.HTTPBadRequest(text="after: an action's id (an integer)") from None
-        rows = [a for a in hall.store.actions(st.board.no) if int(str(a["id"])) > after]
-        return web.json_response(rows)
+        after, limit = _page(request)
+        return _paged(request, hall.store.actions(st.board.no, after, limit + 1))
+
+    async def relays(request: web.Request) -> web.Response:
+        """What came from the broker and was not kept: changes each board's clock
+        refused (counted, their rows gone), and queries dropped over the bound."""
+        bridge = hall.bridge
+        return web.json_response(
+            {
+                "refused": hall.store.relay_refusals(),
+                "flooded": bridge.flooded if bridge is not None else 0,
+                "dropped": bridge.dropped if bridge is not None else 0,
+            }
+        )
 
     async def me(request: web.Request) -> web.Response:
         return web.json_response({"arbiter": hall.is_arbiter(request)})
@@ -474,6 +475,7 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_get("/api/boards/{no:\\d+}/events", events)
     app.router.add_get("/api/events", events)
     app.router.add_get("/api/actions", actions)
+    app.router.add_get("/api/relays", relays)
     app.router.add_get("/api/boards/{no:\\d+}/actions", board_actions)
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/login", login)
@@ -548,6 +550,21 @@ def _key(request: web.Request, body: dict[str, Any]) -> str:
     if not isinstance(key, str) or len(key) > 100:
         raise web.HTTPBadRequest(text="key: a text of at most 100 characters")
     return key
+
+
+def _paged(request: web.Request, rows: list[Any]) -> web.Response:
+    """A page of ``rows`` (fetched one past ``limit``); when more follow, a
+    ``Link: <...>; rel="next"`` header gives the next page."""
+    _, limit = _page(request)
+    headers = {}
+    if len(rows) > limit:
+        rows = rows[:limit]
+        headers["Link"] = '<%s?after=%d&limit=%d>; rel="next"' % (
+            request.path,
+            int(rows[-1]["id"]),
+            limit,
+        )
+    return web.json_response(rows, headers=headers)
 
 
 def _fingerprint(request: web.Request, body: dict[str, Any]) -> str:

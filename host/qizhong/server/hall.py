@@ -71,6 +71,7 @@ class Hall:
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
         self.listeners.append(self.feed.on_change)
         self.games = Sessions(self)
+        self.bridge: Any = None  # the broker bridge (mqtt.Bridge), with --mqtt
         self.rounds: Any = None  # the tournament's rounds (rounds.py), once the app has them
         self.problems = self.games.restore()  # every board's game again, from the store
 

@@ -43,6 +43,8 @@ CREATE TABLE IF NOT EXISTS answers (
 CREATE INDEX IF NOT EXISTS answers_age ON answers (host_ms);
 CREATE TABLE IF NOT EXISTS requests (
   key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, host_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS relay_refusals (
+  board INTEGER PRIMARY KEY, n INTEGER NOT NULL, host_ms INTEGER NOT NULL, last TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS logins (digest TEXT PRIMARY KEY, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS acks (
@@ -277,17 +279,41 @@ class Store:
         cur = self._write("UPDATE actions SET outcome=? WHERE outcome='pending'", (INTERRUPTED,))
         return int(cur.rowcount)
 
-    def actions(self, board: int | None = None) -> list[dict[str, object]]:
-        sql = "SELECT id, board, verb, args, who, host_ms, outcome FROM actions"
-        rows = self._read(
-            sql + (" WHERE board=?" if board else "") + " ORDER BY id", (board,) if board else ()
-        )
+    def actions(
+        self, board: int | None = None, after: int = 0, limit: int = -1
+    ) -> list[dict[str, object]]:
+        """The arbiter's actions after row ``after``, oldest first (at most
+        ``limit``; -1: all), of one board or of all."""
+        sql = "SELECT id, board, verb, args, who, host_ms, outcome FROM actions WHERE id > ?"
+        args: tuple[int, ...] = (after,)
+        if board:
+            sql += " AND board=?"
+            args += (board,)
+        rows = self._read(sql + " ORDER BY id LIMIT ?", (*args, limit))
         keys = ("id", "board", "verb", "args", "who", "host_ms", "outcome")
         out = [dict(zip(keys, r, strict=True)) for r in rows]
         for a in out:
             a["args"] = json.loads(str(a["args"]))
             a["state"] = state_of(str(a["outcome"]))
         return out
+
+    def relay_refused(self, action: int, board: int, why: str) -> None:
+        """A change relayed from the broker that its clock refused (a wrong
+        tag): counted for its board, its row gone (#34 item 3: a stranger's
+        wrong tags must not fill the arbiter's record)."""
+        self._write_all(
+            ("DELETE FROM actions WHERE id=?", (action,)),
+            (
+                "INSERT INTO relay_refusals (board, n, host_ms, last) VALUES (?,1,?,?)"
+                " ON CONFLICT(board) DO UPDATE SET n=n+1, host_ms=excluded.host_ms,"
+                " last=excluded.last",
+                (board, host_ms(), why[:200]),
+            ),
+        )
+
+    def relay_refusals(self) -> list[dict[str, object]]:
+        rows = self._read("SELECT board, n, host_ms, last FROM relay_refusals ORDER BY board")
+        return [{"board": b, "refused": n, "host_ms": t, "last": w} for b, n, t, w in rows]
 
     def ack(self, board: int, event: int) -> None:
         self._write(
