@@ -285,8 +285,11 @@ def test_a_bad_option_for_a_new_session_changes_nothing(server):
     assert line(server, "炮二平五")["ok"]
     sims.press(server.sim(1), "left", wait_up=True)
     wait_for(server, ws, lambda v: v["moves"] and v["moves"][0]["left"] is not None)
-    for bad in ({"size": "19x19"}, {"spec": "15x"}, {"handicap": 1}, {"komi": "lots"},
-                {"date": "tomorrow"}, {"left": "up"}, {"nonsense": 1}, {"red": "a\nb"}):  # fmt: skip
+    bad_options = (
+        {"size": "19x19"}, {"spec": "15x"}, {"handicap": 1}, {"komi": "lots"},
+        {"date": "tomorrow"}, {"left": "up"}, {"nonsense": 1}, {"red": "a\nb"},
+    )  # fmt: skip
+    for bad in bad_options:
         assert server.status_of("/api/boards/1/session/new", {"options": bad}, PASSWORD) == 400
     view = server.get("/api/boards/1/session")
     assert view["active"] and len(view["moves"]) == 1
