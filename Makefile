@@ -55,7 +55,7 @@ hall-stop: $(RUN)
 	$(BIN)/qizhong serve --stop-sims --db "$${TMPDIR:-/tmp}/qizhong-hall.sqlite"
 
 test: debian-deps lint
-	$(BIN)/pytest -q tests
+	$(BIN)/pytest -q -n auto --dist loadfile tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check firmware host tests benchmarks tools jig hardware

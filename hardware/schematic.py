@@ -40,11 +40,20 @@ import csv
 import os
 import re
 import sys
+import tempfile
 
-from skidl import Circuit, Net, Part, Pin
-from skidl.logger import stop_log_file_output
+# SKiDL opens SCRIPT.log beside the caller on import, then we remove it: in a
+# private folder, so two processes importing at once never share that file.
+_here = os.getcwd()
+with tempfile.TemporaryDirectory() as _private:
+    os.chdir(_private)
+    try:
+        from skidl import Circuit, Net, Part, Pin
+        from skidl.logger import stop_log_file_output
 
-stop_log_file_output()  # SKiDL opens SCRIPT.log / .erc beside the caller on import: none wanted
+        stop_log_file_output()
+    finally:
+        os.chdir(_here)
 
 SKIDL = "skidl"  # the tool name of parts defined here (skidl.SKIDL)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 import select
+import shlex
 import subprocess
 import sys
 import threading
@@ -577,12 +578,18 @@ def test_a_second_program_is_told_who_holds_the_port():
         assert again.returncode == 0, again.stderr
 
 
+def _this_command():
+    """This process's command line, as ``ps`` shows it (pytest, or an xdist worker)."""
+    with open("/proc/self/cmdline", "rb") as f:
+        return shlex.join(a for a in f.read().decode(errors="replace").split("\0") if a)
+
+
 def test_a_port_locked_by_another_tool_is_refused_with_its_owner():
     with Sim(open_link=False) as sim:
         link = Link(sim.serial_path)
         with pytest.raises(PortBusy) as e:
             Link(sim.serial_path)  # even from the same process: one owner
-        assert e.value.pid == os.getpid() and "pytest" in e.value.command
+        assert e.value.pid == os.getpid() and e.value.command == _this_command()
         link.close()
         with serial.Serial(sim.serial_path, exclusive=True):  # a tool without our lock file
             with pytest.raises(PortBusy) as e:

@@ -6,6 +6,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -269,9 +270,48 @@ def test_an_anonymous_command_changes_no_clock_and_every_relayed_change_is_recor
         board = a.get("/api/boards/1")
         assert board["state"] == "idle" and board["left"][0] <= 15 * 60000
         assert not [e for e in a.events() if e["name"] in ("start", "penalty")]
-        relays = [x for x in a.get("/api/actions") if x["verb"] == "relay"]
-        assert [r["args"]["text"].split()[0] for r in relays] == ["903"]  # queries: not kept
-        assert relays[0]["outcome"].startswith("refused: auth unpaired")
+        # #34 item 3: the change the clock refused is counted, not kept as a row.
+        assert [x for x in a.get("/api/actions") if x["verb"] == "relay"] == []
+        refused = a.get("/api/relays")["refused"]
+        assert [(r["board"], r["refused"]) for r in refused] == [(1, 1)]
+        assert "unpaired" in refused[0]["last"]
+    finally:
+        anon.close()
+        a.stop()
+
+
+def test_a_flood_of_wrong_tags_and_queries_is_counted_not_kept(tmp_path, broker):
+    """#34 item 3 and "a clock's events go first": 120 changes with wrong but
+    well-formed tags filled the action record (483 rows in 30 s); now each
+    the clock refuses is counted and its row gone, and `/api/actions` comes in
+    pages. 300 queries at once are dropped past the bridge's bound (counted),
+    not queued for the clock."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        a.boards_up(a.socket())
+        anon.ready("a")
+        anon.listen("a-sim-1/reply")
+        for i in range(120):
+            anon.pub("a-sim-1/cmd", {"text": "%d start 0 ~%d %s" % (1000 + i, i + 1, "0" * 32)})
+        got = anon.replies(120)
+        refused = [r for r in got if "unpaired" in r["text"]]
+        assert refused and all(not r["ok"] for r in got)
+        assert [x for x in a.get("/api/actions") if x["verb"] == "relay"] == []
+        counts = a.get("/api/relays")
+        assert counts["refused"][0]["refused"] == len(refused)
+        for i in range(300):
+            anon.pub("a-sim-1/cmd", {"text": "%d status" % (3000 + i)})
+        anon.pub("a-sim-1/cmd", {"text": "9999 start 0 ~1 " + "0" * 32})  # a marker: last
+        anon.until(lambda got: any('"9999"' in p.decode() for _, p in got))
+        answered = [p for _, p in anon.everything if b'"3' in p[:12] and b'"ok": true' in p]
+        flooded = a.get("/api/relays")["flooded"]
+        assert flooded > 0 and len(answered) + flooded <= 300
+        # Paged like the events: a limit, and a Link to the next page.
+        for i in range(3):
+            a.post("/api/boards/1/players", {"first": "Li %d" % i, "second": "Wang"})
+        page = urllib.request.urlopen(a.url + "/api/actions?limit=2", timeout=10)
+        assert len(json.load(page)) == 2 and 'rel="next"' in page.headers["Link"]
     finally:
         anon.close()
         a.stop()
@@ -311,6 +351,39 @@ def test_nothing_the_broker_sends_kills_the_bridge_or_reaches_a_page_unchecked(t
         a.stop()
 
 
+def test_no_server_is_named_as_a_topics_word_and_links_end_in_a_slash(tmp_path, broker):
+    """#34 items 7 and 11: the documented ACL's ``pattern write qizhong/+/+/cmd``
+    lets any login write ``qizhong/hall/server/cmd``, an announcement of a
+    server named ``cmd``: no server takes that name, and one announced so is
+    not believed. An address announced without a trailing ``/`` gave links
+    like ``http://127.0.0.1:9board/7``."""
+    bad = subprocess.run(
+        [sys.executable, "-m", "qizhong.cli", "serve", "--mqtt", broker, "--name", "cmd",
+         "--db", str(tmp_path / "cmd.sqlite")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--name" in bad.stderr and "cmd" in bad.stderr
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        anon.ready("a")
+        anon.pub("server/cmd", {"url": "http://127.0.0.1:7/"}, retain=True)
+        anon.pub("m-1/state", fake_state("cmd", "m-1"), retain=True)
+        anon.pub("server/b", {"url": "http://127.0.0.1:9"}, retain=True)  # no slash
+        anon.pub("b-7/state", fake_state("b", "b-7", no=7), retain=True)
+        a.wait(ws, lambda m: m["type"] == "board" and m["board"]["clock_id"] == "b-7")
+        with urllib.request.urlopen(a.url + "/api/boards?all=1", timeout=10) as r:
+            hall = strict_json(r.read().decode())
+        remote = {v["clock_id"]: v for v in hall if v.get("server")}
+        assert sorted(remote) == ["b-7"]  # server "cmd"'s board not shown
+        assert remote["b-7"]["url"] == "http://127.0.0.1:9/"  # its links: .../board/7
+    finally:
+        anon.close()
+        a.stop()
+
+
 def test_a_stopped_or_killed_server_shows_its_boards_down(tmp_path, broker):
     """#21 item 6: a clean stop publishes its boards down; a kill, its last will."""
     a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
@@ -343,7 +416,8 @@ def test_a_stopped_or_killed_server_shows_its_boards_down(tmp_path, broker):
 
 def test_a_flood_of_relays_waits_behind_the_clocks_events(tmp_path, broker):
     """#21 item 9: relays from the broker have their own short queue; a flood
-    is answered busy, and a press reaches the page past it."""
+    is answered busy, and a press reaches the page past it. Since #34 queries
+    past the bridge's bound are dropped (counted), not answered."""
     a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
     anon = Anon(broker)
     try:
@@ -358,9 +432,12 @@ def test_a_flood_of_relays_waits_behind_the_clocks_events(tmp_path, broker):
             )
         sims.press(a.sim(1), "left")
         a.wait(ws, lambda m: (m.get("event") or {}).get("name") == "press")
-        answered = anon.replies(300, timeout=30)
+        anon.pub("a-sim-1/cmd", {"text": "9999 start 0 ~1 " + "0" * 32})  # a marker: last
+        anon.until(lambda got: any(b'"9999"' in p for _, p in got))
+        answered = [json.loads(p) for _, p in anon.everything if p.startswith(b'{"rid": "1')]
         ok = [r for r in answered if r["ok"]]
-        assert len(answered) == 300
+        flooded = a.get("/api/relays")["flooded"]
+        assert len(answered) + flooded == 300
         assert len(ok) < 60, "%d relays ran: they queue without bound" % len(ok)
         assert all(r["text"].startswith("busy") for r in answered if not r["ok"])
     finally:

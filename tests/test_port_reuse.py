@@ -1,22 +1,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""#21: a lost clock's port taken back only with the same clock on it.
+"""#21, #34: a lost clock's port taken back only with the same clock on it.
 
 A hall server's worker reopens a lost clock's port by its path. A pty's
 number is given to the next simulator that asks (and a USB socket may get
 another clock): the worker took whatever clock answered there as a board of
 its own, holding its port, so the program that started that clock could not
 have it. Now the clock's id decides: another clock on the path is not the
-lost one, the board stays lost (saying why) and the port is let go. The
+lost one, the board stays lost (saying why) and the port is let go. Since
+#34 the worker does not even open a path that names another device now. The
 path here is a link that a test points at another clock, as a pty number
 reused or ``/dev/serial/by-path/...`` on another clock would."""
 
 import os
-import threading
 
 import pytest
 
 from qizhong.clocks.driver import Clock, OtherClock
-from qizhong.clocks.link import PortBusy
 from qizhong.server import sims
 from qizhong.server.board import Worker
 from qizhong.server.store import Store
@@ -29,54 +28,34 @@ def two(tmp_path):
     sims.stop(started)
 
 
-def test_another_clock_on_a_lost_clocks_port_is_not_taken_back(two, tmp_path):
+def test_another_device_on_a_lost_clocks_port_is_never_opened(two, tmp_path):
+    """#34: the worker reopens only the device it had. A path that now names
+    another device is not even opened (before: opened each second, so the
+    other program's port got our ``hello``, or found us holding it)."""
     first, second = two
     port = str(tmp_path / "ttyHALL")  # the worker's port: a path, first to the first clock
     os.symlink(first.serial, port)
     store = Store(str(tmp_path / "hall.sqlite"))
     views: list[dict] = []
-    seen = threading.Condition()
-
-    def notify(no, view, event):
-        with seen:
-            views.append(view)
-            seen.notify_all()
-
-    def wait_for(pred, what):
-        with seen:
-            assert seen.wait_for(lambda: any(pred(v) for v in views), 60), (
-                what,
-                [(v["clock_id"], v["link"], v["link_text"]) for v in views[-5:]],
-            )
-            return next(v for v in views if pred(v))
-
-    w = Worker(port, store, notify)
-    w.start()
+    w = Worker(port, store, lambda no, view, event: views.append(view))
     mine = None
     try:
-        wait_for(lambda v: v["link"] == "up" and v["clock_id"] == "reuse-1", "up")
+        w._connect()  # the worker's own step, run here: no thread, no timing
+        assert w.st is not None and w.st.link == "up" and w.st.board.clock_id == "reuse-1"
         # The path now leads to the second clock, and the first one's power is cut.
         os.unlink(port)
         os.symlink(second.serial, port)
-        with seen:
-            views.clear()
         sims.stop([first])
-        lost = wait_for(lambda v: "another clock (reuse-2)" in v["link_text"], "refused")
-        assert lost["clock_id"] == "reuse-1" and lost["link"] == "lost"
-        # Its port is let go: the second clock's own program takes it (within a
-        # bounded count of tries: the worker opens it a moment each second).
-        for _ in range(200):
-            try:
-                mine = Clock(second.serial, timeout=10)
-                break
-            except PortBusy:
-                with seen:
-                    seen.wait(0.05)
-        assert mine is not None and mine.hello.id == "reuse-2"
-        with seen:
-            views.clear()
-        wait_for(lambda v: v["link"] == "busy", "kept out")  # the worker now finds it busy
-        assert mine.status().state == "idle"  # and it is ours to use
+        mine = Clock(second.serial, timeout=10)  # its own program holds it
+        w._connect()
+        assert w.st.link == "lost" and "another device is at %s" % port in w.st.link_text
+        assert w.clock is None or not w.clock.link.is_open
+        w._connect()  # and again: never "busy", the port was not tried
+        assert w.st.link == "lost" and "another device" in w.st.link_text
+        assert mine.status().state == "idle"  # the second clock is its program's
+        os.unlink(port)  # the path gone: waited for, not opened
+        w._connect()
+        assert "%s is gone" % port in w.st.link_text
         # Never a board of the first server's for the second clock, nor its events.
         assert [b.clock_id for b in store.boards()] == ["reuse-1"]
         assert {st.board for st in store.events()} == {1}
@@ -84,8 +63,26 @@ def test_another_clock_on_a_lost_clocks_port_is_not_taken_back(two, tmp_path):
     finally:
         if mine is not None:
             mine.close()
-        w.stop()
-        w.join(10)
+        if w.clock is not None:
+            w.clock.close()
+        store.close()
+
+
+def test_the_same_clock_comes_back_on_its_own_device(two, tmp_path):
+    """A clock that went silent on the same device node (a stalled USB link,
+    a paused simulator) is taken back: the node is the one the worker had."""
+    first, _ = two
+    store = Store(str(tmp_path / "hall.sqlite"))
+    w = Worker(first.serial, store, lambda no, view, event: None)
+    try:
+        w._connect()
+        assert w.st is not None and w.st.link == "up"
+        w._lost("silent")  # as after TIMEOUT_S without an answer
+        w._connect()
+        assert w.st.link == "up" and w.st.board.clock_id == "reuse-1"
+    finally:
+        if w.clock is not None:
+            w.clock.close()
         store.close()
 
 

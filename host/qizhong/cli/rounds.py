@@ -30,6 +30,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from qizhong.records import files
+
 DEFAULT = "http://127.0.0.1:8080"
 
 
@@ -165,8 +167,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_zip(args: argparse.Namespace) -> int:
     data = _call(args, "/rounds/%d.zip" % args.round)
-    with open(args.file, "wb") as f:
-        f.write(data)
+    files.replace(args.file, data)
     print("%s: %d bytes" % (args.file, len(data)))
     return 0
 

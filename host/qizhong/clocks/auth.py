@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from qizhong.core import auth as fw
+from qizhong.records import files
 
 if TYPE_CHECKING:
     from qizhong.clocks.link import Link
@@ -116,14 +117,8 @@ class KeyStore:
             fcntl.flock(fd, fcntl.LOCK_EX)
             data = self._read()
             yield data
-            tmp = self.path + ".tmp"
-            out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(out, "w") as f:
-                json.dump(data, f, indent=1, sort_keys=True)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+            text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+            files.replace(self.path, text.encode(), 0o600)  # private, never through a link
         finally:
             os.close(fd)
 

@@ -6,7 +6,7 @@
     files.claim("round3.pgn", first)     # refuses a taken path, before the game
     files.replace("round3.pgn", later)   # after every move: the old or the new, never half
 
-``replace`` writes a temporary file in the same folder, flushes it, ``fsync``s
+``replace`` writes a new private temporary file in the same folder, flushes it, ``fsync``s
 it and renames it over the record (an atomic step on POSIX), then ``fsync``s
 the folder so the rename itself survives a power cut. A reader, or a
 program killed at any instant, sees the previous record or the new one.
@@ -15,6 +15,7 @@ program killed at any instant, sees the previous record or the new one.
 from __future__ import annotations
 
 import os
+import tempfile
 
 __all__ = ["RecordFileError", "claim", "replace"]
 
@@ -54,13 +55,24 @@ def claim(path: str, data: bytes) -> None:
     sync_folder(path)
 
 
-def replace(path: str, data: bytes) -> None:
-    """Put ``data`` in ``path`` in one step: write, flush, fsync, rename."""
-    tmp = "%s.%d.tmp" % (path, os.getpid())
+def replace(path: str, data: bytes, mode: int = 0o644) -> None:
+    """Put ``data`` in ``path`` in one step: write, flush, fsync, rename.
+
+    The temporary file is a new one (``mkstemp``: ``O_EXCL``, a random name,
+    mode 0600 until written), so a link planted at a guessable name beside
+    the record is never followed; a link at ``path`` itself is replaced, not
+    written through. ``mode``: the file's permissions once whole (0600 for a
+    private one). Every file the project writes goes through here (#34)."""
+    folder = os.path.dirname(os.path.abspath(path))
     try:
-        with open(tmp, "wb") as f:
+        fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path)[:40], dir=folder)
+    except OSError as e:
+        raise RecordFileError("cannot write %s: %s" % (path, e.strerror)) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
+            os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except OSError as e:

@@ -17,6 +17,8 @@ when the clock reports it, after it too is on disk.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import secrets
 from collections.abc import Awaitable, Callable
@@ -40,7 +42,8 @@ from qizhong.server.actions import (
     side_field,
 )
 from qizhong.server.board import BoardState
-from qizhong.server.hall import COOKIE, Hall, _digest
+from qizhong.server.hall import COOKIE, Hall
+from qizhong.server.logins import client
 from qizhong.server.store import StoreError
 from qizhong.server.viewers import Viewer
 
@@ -175,54 +178,53 @@ def make_app(hall: Hall) -> web.Application:
         after, limit = _page(request)
         from qizhong.server.board import _event_json
 
-        rows = [_event_json(s) for s in hall.store.events(no, after, limit + 1)]
-        headers = {}
-        if len(rows) > limit:
-            rows = rows[:limit]
-            headers["Link"] = '<%s?after=%d&limit=%d>; rel="next"' % (
-                request.path,
-                rows[-1]["id"],
-                limit,
-            )
-        return web.json_response(rows, headers=headers)
+        return _paged(request, [_event_json(s) for s in hall.store.events(no, after, limit + 1)])
 
     async def actions(request: web.Request) -> web.Response:
-        return web.json_response(hall.store.actions())
+        """The arbiter's actions, paged as the events are (``?after=&limit=``)."""
+        after, limit = _page(request)
+        return _paged(request, hall.store.actions(None, after, limit + 1))
 
     async def board_actions(request: web.Request) -> web.Response:
-        """Board N's arbiter actions, oldest first (the board page's log)."""
+        """Board N's arbiter actions, oldest first (the board page's log), paged."""
         st = state_of(request)
-        try:
-            after = int(request.query.get("after", "0"))
-        except ValueError:
-            raise web.HTTPBadRequest(text="after: an action's id (an integer)") from None
-        rows = [a for a in hall.store.actions(st.board.no) if int(str(a["id"])) > after]
-        return web.json_response(rows)
+        after, limit = _page(request)
+        return _paged(request, hall.store.actions(st.board.no, after, limit + 1))
+
+    async def relays(request: web.Request) -> web.Response:
+        """What came from the broker and was not kept: changes each board's clock
+        refused (counted, their rows gone), and queries dropped over the bound."""
+        bridge = hall.bridge
+        return web.json_response(
+            {
+                "refused": hall.store.relay_refusals(),
+                "flooded": bridge.flooded if bridge is not None else 0,
+                "dropped": bridge.dropped if bridge is not None else 0,
+            }
+        )
 
     async def me(request: web.Request) -> web.Response:
         return web.json_response({"arbiter": hall.is_arbiter(request)})
 
     async def login(request: web.Request) -> web.Response:
         body = await json_body(request)
-        hall.logins.check(request.remote or "?")  # 429 while this address must wait
+        address = client(request, hall.trusted)
+        hall.logins.check(address)  # 429 while this address (or every one) must wait
         given = str(body.get("password", ""))
         if not hall.password.check(given):
-            hall.logins.failed(request.remote or "?")
+            hall.logins.failed(address)
             raise web.HTTPForbidden(text="wrong password")
-        hall.logins.passed(request.remote or "?")
+        hall.logins.passed(address)
         token = secrets.token_urlsafe(32)
-        hall.sessions.add(token)
-        hall.store.add_login(_digest(token))  # kept (hashed) for after a restart
+        hall.tokens.add(token)  # kept (hashed) for after a restart
         resp = web.json_response({"arbiter": True})
         resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/")
         return resp
 
     async def logout(request: web.Request) -> web.Response:
         token = request.cookies.get(COOKIE, "")
-        hall.sessions.discard(token)
         if token:
-            hall.kept_logins.discard(_digest(token))
-            hall.store.drop_login(_digest(token))
+            hall.tokens.drop(token)
         resp = web.json_response({"arbiter": False})
         resp.del_cookie(COOKIE, path="/")
         return resp
@@ -399,7 +401,7 @@ def make_app(hall: Hall) -> web.Application:
         if not isinstance(opts, dict):
             raise web.HTTPBadRequest(text="options: a JSON object")
         from qizhong.arbiter.session import ArbiterError
-        from qizhong.server.session import SessionError
+        from qizhong.server.session import OptionError, SessionError
 
         worker = hall.worker(no)
         configure = bool(body.get("configure", False))
@@ -408,6 +410,8 @@ def make_app(hall: Hall) -> web.Application:
             return web.json_response({"ok": True, "repeated": True, "session": hall.games.view(no)})
         try:
             await asyncio.wrap_future(worker.call(lambda c: hall.games.create(no, opts, configure)))
+        except OptionError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
         except (ArbiterError, SessionError) as e:
             raise web.HTTPConflict(text=str(e)) from None
         except LinkError as e:
@@ -475,6 +479,7 @@ def make_app(hall: Hall) -> web.Application:
     app.router.add_get("/api/boards/{no:\\d+}/events", events)
     app.router.add_get("/api/events", events)
     app.router.add_get("/api/actions", actions)
+    app.router.add_get("/api/relays", relays)
     app.router.add_get("/api/boards/{no:\\d+}/actions", board_actions)
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/login", login)
@@ -551,20 +556,50 @@ def _key(request: web.Request, body: dict[str, Any]) -> str:
     return key
 
 
+def _paged(request: web.Request, rows: list[Any]) -> web.Response:
+    """A page of ``rows`` (fetched one past ``limit``); when more follow, a
+    ``Link: <...>; rel="next"`` header gives the next page."""
+    _, limit = _page(request)
+    headers = {}
+    if len(rows) > limit:
+        rows = rows[:limit]
+        headers["Link"] = '<%s?after=%d&limit=%d>; rel="next"' % (
+            request.path,
+            int(rows[-1]["id"]),
+            limit,
+        )
+    return web.json_response(rows, headers=headers)
+
+
+def _fingerprint(request: web.Request, body: dict[str, Any]) -> str:
+    """A request's board, kind and body, the key aside: what its key is bound to."""
+    rest = {k: v for k, v in body.items() if k != "key"}
+    text = "%s %s\n%s" % (request.method, request.path, json.dumps(rest, sort_keys=True))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 async def _one_at_a_time(
     hall: Hall, request: web.Request, handler: Callable[[web.Request], Awaitable[web.Response]]
 ) -> web.Response:
     """``handler``, after any action with the same idempotency key still being
     acted on (a retry sent while the first send waits for the clock): the retry
-    then finds the first one's answer kept, and is not applied again."""
+    then finds the first one's answer kept, and is not applied again. A key is
+    bound to its request (method, path: the board and kind; and the body): the
+    same key with another request is 409, and nothing is done (#34 item 5)."""
     try:
-        key = _key(request, await json_body(request)) if request.can_read_body else ""
+        body = await json_body(request) if request.can_read_body else {}
+        key = _key(request, body)
     except web.HTTPException:
         key = ""  # the handler says what is wrong with the request
     if not key:
         return await handler(request)
     while key in hall.in_flight:
         await hall.in_flight[key].wait()
+    if not hall.store.bind_key(key, _fingerprint(request, body)):
+        raise web.HTTPConflict(
+            text="key: already used for another request (board, action or values): a new"
+            " request takes a new key"
+        )
     done = hall.in_flight[key] = asyncio.Event()
     try:
         return await handler(request)

@@ -4,9 +4,13 @@
 A ``Worker`` owns one port (``Link`` takes the exclusive lock) and is the
 only thread that talks to that clock: it polls events, asks ``status`` every
 ``STATUS_S``, runs the arbiter's requests handed to it (``call``), and after
-a lost link reopens the port every ``RETRY_S`` and collects what it missed
-(``Clock.reconnect``: by boot id, #12). Every event is committed to the
-``Store`` before the hall hears of it.
+a lost link reopens the port and collects what it missed (``Clock.reconnect``:
+by boot id, #12). It reopens only the device it had: the same device node, or
+after an unplug a new node with the same USB serial number. A path that now
+names another device (a pty's number reused by another program) is never
+opened, so no other program's port gets our probe (#34); ``device_at`` is
+checked every ``RETRY_S``, a ``stat``, not an open. Every event is committed
+to the ``Store`` before the hall hears of it.
 
 ``BoardState`` is what the hall shows of a board, made only from events (so
 a restarted server rebuilds it from its file) and refreshed by ``status``.
@@ -14,6 +18,7 @@ a restarted server rebuilds it from its file) and refreshed by ``status``.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
@@ -41,6 +46,38 @@ NOTIFY = Callable[[int, dict[str, Any], dict[str, Any] | None], None]
 
 def mono_ms() -> int:
     return time.monotonic_ns() // 1000000
+
+
+@dataclass(frozen=True)
+class Device:
+    """The device a port's path names now: its node (device number, inode and
+    creation time: a pty number given again, or a USB socket's node made anew,
+    is another node) and its USB serial number ("" for a pty)."""
+
+    node: tuple[int, int, int]
+    usb_serial: str
+
+    def same(self, other: Device) -> bool:
+        """The same device: the same node, or a USB device with the same serial."""
+        if self.node == other.node:
+            return True
+        return bool(self.usb_serial) and self.usb_serial == other.usb_serial
+
+
+def device_at(path: str) -> Device | None:
+    """What ``path`` names now (None: nothing), without opening it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    serial = ""
+    try:  # pyserial's sysfs reading of the USB descriptor (None for a pty)
+        from serial.tools.list_ports_linux import SysFS
+
+        serial = SysFS(os.path.realpath(path)).serial_number or ""
+    except (OSError, ValueError):
+        pass
+    return Device((st.st_rdev, st.st_ino, st.st_ctime_ns), serial)
 
 
 @dataclass
@@ -230,6 +267,7 @@ class Worker(threading.Thread):
         self.clock: Clock | None = None
         self.st: BoardState | None = None
         self.had = ""  # the id of the clock this worker had up on its port ("": none yet)
+        self.device: Device | None = None  # the device it was on (reopened only if it is there)
         for b in store.boards():  # a board this port had before a restart shows at once
             if b.port == port and b.no in self.states:
                 self.st = self.states[b.no]
@@ -364,7 +402,29 @@ class Worker(threading.Thread):
         self.st.link_text = ""
         self._notify()
 
+    def _elsewhere(self) -> str:
+        """Why the port must not be opened now ("": it may): the device this
+        worker had is gone, or another one has its path."""
+        if self.device is None:
+            return ""
+        now = device_at(self.port)
+        if now is None:
+            return "%s is gone: waiting for the clock to come back" % self.port
+        if not now.same(self.device):
+            return "another device is at %s now: not opened (the clock had another)" % self.port
+        return ""
+
     def _connect(self) -> None:
+        away = self._elsewhere()
+        if away:
+            if self.clock is not None:
+                self.clock.close()
+            if self.st is not None and self.st.link == "up":
+                self._lost(away)
+            elif self.st is not None and self.st.link_text != away:
+                self.st.link, self.st.link_text = "lost", away
+                self.notify(self.st.board.no, self.st.view(), None)
+            return
         try:
             if self.clock is None:
                 self.clock = Clock(self.port, game=self.game, timeout=self.TIMEOUT_S)
@@ -397,6 +457,7 @@ class Worker(threading.Thread):
             was = self.st.link
             self.st.link, self.st.link_text = "up", ""
             self.had = hello.id
+            self.device = device_at(self.port) or self.device
             if was == "lost":
                 self._host_event("found")
             self._status()

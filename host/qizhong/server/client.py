@@ -17,7 +17,6 @@ import json
 import os
 import random
 import re
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -34,6 +33,7 @@ from qizhong.clocks.link import (
     Reply,
     lock_path,
 )
+from qizhong.records import files
 
 
 def registry_path(pid: int) -> str:
@@ -47,14 +47,7 @@ def register(url: str) -> str:
     in the same folder, then renamed over the path; a link found at the path
     is replaced, never followed."""
     path = registry_path(os.getpid())
-    fd, tmp = tempfile.mkstemp(prefix=".serve-", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump({"url": url, "pid": os.getpid()}, f)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    files.replace(path, json.dumps({"url": url, "pid": os.getpid()}).encode(), 0o600)
     return path
 
 

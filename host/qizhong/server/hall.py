@@ -10,8 +10,6 @@ actions, rounds, app.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import threading
 import time
 import weakref
@@ -23,7 +21,7 @@ from aiohttp import web
 from qizhong.server import validate
 from qizhong.server.board import BoardState, Worker
 from qizhong.server.feed import Feed
-from qizhong.server.logins import Logins
+from qizhong.server.logins import Logins, Tokens, client
 from qizhong.server.password import Password
 from qizhong.server.session import Sessions
 from qizhong.server.store import Store
@@ -44,8 +42,10 @@ class Hall:
         password: str | Password,
         tournament: str = "hall",
         beat_s: float = 5.0,
+        trusted: frozenset[str] = frozenset(),
     ) -> None:
         self.store = store
+        self.trusted = trusted  # reverse proxies whose X-Forwarded-For is believed
         self.beat_s = beat_s  # a ``beat`` to every page this often: silence means a lost server
         self.password = password if isinstance(password, Password) else Password(password)
         self.tournament = tournament
@@ -54,8 +54,8 @@ class Hall:
         self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
         self.viewers: set[Viewer] = set()
         self.boards_made: dict[bool, tuple[float, bytes]] = {}  # /api/boards, as last made
-        self.sessions: set[str] = set()
         self.logins = Logins()
+        self.tokens = Tokens(store)  # the arbiter's logins (cookies), kept across a restart
         self._tasks: set[asyncio.Future[None]] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
@@ -65,13 +65,13 @@ class Hall:
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self.acked: set[int] = set()
         self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
-        self.kept_logins = store.logins()
         self.started_ms = time.time_ns() // 1_000_000  # a page tells a restart by it
         self.interrupted = store.interrupted()  # none stays pending across a restart
         self._restore()
         self.feed = Feed(store, self.states)  # the records, built as moves arrive
         self.listeners.append(self.feed.on_change)
         self.games = Sessions(self)
+        self.bridge: Any = None  # the broker bridge (mqtt.Bridge), with --mqtt
         self.rounds: Any = None  # the tournament's rounds (rounds.py), once the app has them
         self.problems = self.games.restore()  # every board's game again, from the store
 
@@ -210,19 +210,10 @@ class Hall:
     def is_arbiter(self, request: web.Request) -> bool:
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):  # a script's password: rate-limited as the login is
-            self.logins.check(request.remote or "?")
+            address = client(request, self.trusted)
+            self.logins.check(address)
             ok = self.password.check(auth[7:])
             if not ok:
-                self.logins.failed(request.remote or "?")
+                self.logins.failed(address)
             return ok
-        cookie = request.cookies.get(COOKIE, "")
-        if any(hmac.compare_digest(cookie.encode(), s.encode()) for s in self.sessions):
-            return True
-        if cookie and _digest(cookie) in self.kept_logins:  # a login from before a restart
-            self.sessions.add(cookie)
-            return True
-        return False
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+        return self.tokens.valid(request.cookies.get(COOKIE, ""))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import os
 import secrets
 import signal
@@ -13,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from qizhong.clocks.driver import GAMES, PICO_USB
-from qizhong.server import password, sims
+from qizhong.server import password, sims, validate
 from qizhong.server.app import make_app
 from qizhong.server.hall import Hall
 from qizhong.server.password import Password
@@ -99,6 +100,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="stop the simulated clocks of --db (they outlive the server) and exit",
     )
     p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy's address (repeatable): its X-Forwarded-For names the client"
+        " whose wrong passwords are counted (docs/security.md)",
+    )
+    p.add_argument(
         "--password-file",
         metavar="FILE",
         help="the arbiter's password, first line (default: $QIZHONG_ARBITER_PASSWORD, else"
@@ -108,8 +117,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _password(args: argparse.Namespace, store: Store) -> tuple[Password, str]:
     """The arbiter's password, and what to print of it. Given (a file, the
-    environment): its hash is kept in the store for the next start. Not
-    given: the one kept from an earlier start, else a new one, printed once."""
+    environment): its hash is kept in the store for the next start, and a
+    password other than the kept one ends every login. Not given: the one
+    kept from an earlier start, else a new one, printed once."""
     given = ""
     if args.password_file:
         with open(args.password_file) as f:
@@ -119,8 +129,12 @@ def _password(args: argparse.Namespace, store: Store) -> tuple[Password, str]:
     else:
         given = os.environ.get("QIZHONG_ARBITER_PASSWORD", "")
     if given:
+        kept = store.setting(password.SETTING)
+        if kept and password.matches(given, kept):
+            return Password(given, stored=kept), ""  # the same password: its logins go on
         pw = Password(given)
         store.set_setting(password.SETTING, pw.stored)
+        store.drop_logins()  # another password: every login made with the old one ends
         return pw, ""
     kept = store.setting(password.SETTING)
     if kept:
@@ -162,8 +176,16 @@ async def _serve(args: argparse.Namespace) -> int:
     if not 0.1 <= args.heartbeat <= 60:
         print("qizhong serve: --heartbeat: 0.1 to 60 seconds", file=sys.stderr)
         return 2
+    if args.mqtt and not validate.is_server_name(args.name):  # its name on the broker
+        print(
+            "qizhong serve: --name: letters, digits, . _ - (at most 64), and not one of %s"
+            % ", ".join(validate.RESERVED),
+            file=sys.stderr,
+        )
+        return 2
     try:
         login = _broker_login(args)  # before anything starts: a bad login file stops here
+        trusted = frozenset(str(ipaddress.ip_address(a)) for a in args.trusted_proxy)
     except ValueError as e:
         print("qizhong serve: %s" % e, file=sys.stderr)
         return 2
@@ -180,7 +202,7 @@ async def _serve(args: argparse.Namespace) -> int:
         print("qizhong serve: %s" % e, file=sys.stderr)
         store.close()
         return 2
-    hall = Hall(store, pw, args.tournament, beat_s=args.heartbeat)
+    hall = Hall(store, pw, args.tournament, beat_s=args.heartbeat, trusted=trusted)
     hall.games.late_entry = args.entry == "late"
     ports = list(args.port)
     started: list[sims.SimClock] = []

@@ -126,6 +126,9 @@ class Bridge:
 
     MAX_SERVERS = 64
     CHANGES_PER_S = 20  # tagged changes from the broker, all clocks together (more: busy)
+    # Queries from the broker, all clocks together: more are dropped, counted, not queued
+    # (#34: a stranger's flood takes a bounded share of the links, never a press's turn).
+    QUERIES_PER_S = 20
     MAX_REMOTE = 2000  # other servers' boards shown here
 
     def __init__(
@@ -149,6 +152,9 @@ class Bridge:
         self.servers: dict[str, str] = {}  # other servers' announced page addresses
         self._waiting: dict[str, Any] = {}  # states whose server has not announced itself
         self._changes = Bucket(self.CHANGES_PER_S, self.CHANGES_PER_S)  # each is 2 commits
+        self._queries = Bucket(self.QUERIES_PER_S, self.QUERIES_PER_S)
+        self.flooded = 0  # queries dropped over QUERIES_PER_S
+        hall.bridge = self
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id="qizhong-%s-%d" % (name, os.getpid()),
@@ -298,7 +304,7 @@ class Bridge:
         """Another server's announcement (its page's address), or its end:
         empty when it stopped, or its last will when it died. Its boards are
         then shown ``down``: no time ticks there any more."""
-        if name == self.name or not validate.is_name(name):
+        if name == self.name or not validate.is_server_name(name):
             return
         info = validate.parse(payload, 1024) if payload else None
         url = info.get("url") if isinstance(info, dict) else None
@@ -339,6 +345,9 @@ class Bridge:
         except validate.Invalid as e:
             reply(False, "refused %s" % e)
             return
+        if not validate.is_change(text) and not self._queries.take():
+            self.flooded += 1  # dropped before it costs the clock anything
+            return
         no = st.board.no
         try:
             worker = self.hall.worker(no)
@@ -368,7 +377,9 @@ class Bridge:
                 ok, answer = False, "link %s" % e
                 outcome = "no clock: %s" % e
             try:
-                if aid:
+                if aid and f.exception() is None and not ok:  # the clock refused it
+                    self.hall.store.relay_refused(aid, no, answer)
+                elif aid:
                     self.hall.store.action_done(aid, outcome)
             except Exception:
                 pass  # the action stays pending in the file; the reply still goes

@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS session_log (
 CREATE TABLE IF NOT EXISTS answers (
   key TEXT PRIMARY KEY, board INTEGER NOT NULL, answer TEXT NOT NULL, host_ms INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS answers_age ON answers (host_ms);
+CREATE TABLE IF NOT EXISTS requests (
+  key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, host_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS relay_refusals (
+  board INTEGER PRIMARY KEY, n INTEGER NOT NULL, host_ms INTEGER NOT NULL, last TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS logins (digest TEXT PRIMARY KEY, host_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS acks (
@@ -275,17 +279,41 @@ class Store:
         cur = self._write("UPDATE actions SET outcome=? WHERE outcome='pending'", (INTERRUPTED,))
         return int(cur.rowcount)
 
-    def actions(self, board: int | None = None) -> list[dict[str, object]]:
-        sql = "SELECT id, board, verb, args, who, host_ms, outcome FROM actions"
-        rows = self._read(
-            sql + (" WHERE board=?" if board else "") + " ORDER BY id", (board,) if board else ()
-        )
+    def actions(
+        self, board: int | None = None, after: int = 0, limit: int = -1
+    ) -> list[dict[str, object]]:
+        """The arbiter's actions after row ``after``, oldest first (at most
+        ``limit``; -1: all), of one board or of all."""
+        sql = "SELECT id, board, verb, args, who, host_ms, outcome FROM actions WHERE id > ?"
+        args: tuple[int, ...] = (after,)
+        if board:
+            sql += " AND board=?"
+            args += (board,)
+        rows = self._read(sql + " ORDER BY id LIMIT ?", (*args, limit))
         keys = ("id", "board", "verb", "args", "who", "host_ms", "outcome")
         out = [dict(zip(keys, r, strict=True)) for r in rows]
         for a in out:
             a["args"] = json.loads(str(a["args"]))
             a["state"] = state_of(str(a["outcome"]))
         return out
+
+    def relay_refused(self, action: int, board: int, why: str) -> None:
+        """A change relayed from the broker that its clock refused (a wrong
+        tag): counted for its board, its row gone (#34 item 3: a stranger's
+        wrong tags must not fill the arbiter's record)."""
+        self._write_all(
+            ("DELETE FROM actions WHERE id=?", (action,)),
+            (
+                "INSERT INTO relay_refusals (board, n, host_ms, last) VALUES (?,1,?,?)"
+                " ON CONFLICT(board) DO UPDATE SET n=n+1, host_ms=excluded.host_ms,"
+                " last=excluded.last",
+                (board, host_ms(), why[:200]),
+            ),
+        )
+
+    def relay_refusals(self) -> list[dict[str, object]]:
+        rows = self._read("SELECT board, n, host_ms, last FROM relay_refusals ORDER BY board")
+        return [{"board": b, "refused": n, "host_ms": t, "last": w} for b, n, t, w in rows]
 
     def ack(self, board: int, event: int) -> None:
         self._write(
@@ -306,6 +334,11 @@ class Store:
             (board, session, row, json.dumps(entry, ensure_ascii=False, separators=(",", ":"))),
         )
         return int(cur.lastrowid or 0)
+
+    def drop_session(self, board: int, session: int) -> None:
+        """A session refused as it was made: its journal goes, so the board's
+        newest session (the game in play) is the one rebuilt after a restart."""
+        self._write("DELETE FROM session_log WHERE board=? AND session=?", (board, session))
 
     def last_session(self, board: int) -> int:
         """The number of the board's newest session (0: none yet)."""
@@ -339,6 +372,26 @@ class Store:
             ),
         )
 
+    def bind_key(self, key: str, fingerprint: str) -> bool:
+        """Bind idempotency ``key`` to its request's ``fingerprint`` (its board,
+        kind and body): True if it is that request's (new, or a retry), False
+        if the key was used for another. Kept as long as the answers are."""
+        now = host_ms()
+        self._write_all(
+            (
+                "INSERT OR IGNORE INTO requests (key, fingerprint, host_ms) VALUES (?,?,?)",
+                (key, fingerprint, now),
+            ),
+            ("DELETE FROM requests WHERE host_ms < ?", (now - self.answers_ms,)),
+            (
+                "DELETE FROM requests WHERE rowid <= (SELECT rowid FROM requests"
+                " ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+                (self.answers_max,),
+            ),
+        )
+        rows = self._read("SELECT fingerprint FROM requests WHERE key=?", (key,))
+        return bool(rows) and str(rows[0][0]) == fingerprint
+
     def answers_kept(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM answers")[0][0])  # type: ignore[call-overload]
 
@@ -363,8 +416,16 @@ class Store:
     def drop_login(self, digest: str) -> None:
         self._write("DELETE FROM logins WHERE digest=?", (digest,))
 
-    def logins(self) -> set[str]:
-        return {str(r[0]) for r in self._read("SELECT digest FROM logins")}
+    def logins(self) -> dict[str, int]:
+        """Each kept login's digest, with when it was last used (wall-clock ms)."""
+        return {str(r[0]): int(r[1]) for r in self._read("SELECT digest, host_ms FROM logins")}  # type: ignore[call-overload]
+
+    def touch_login(self, digest: str, ms: int) -> None:
+        self._write("UPDATE logins SET host_ms=? WHERE digest=?", (ms, digest))
+
+    def drop_logins(self) -> None:
+        """Every login ends (the arbiter's password changed)."""
+        self._write("DELETE FROM logins", ())
 
 
 def _lock(path: str) -> int:

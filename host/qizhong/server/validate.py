@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 from qizhong import timecontrol
@@ -91,6 +92,24 @@ def is_name(text: Any) -> bool:
     return isinstance(text, str) and bool(NAME.match(text))
 
 
+# A topic's last word names what it carries (``qizhong/hall/CLOCK/cmd``): no
+# server may take one as its name, or ``qizhong/hall/server/cmd`` (which the
+# ACL's ``pattern write qizhong/+/+/cmd`` lets any login write) would be an
+# announcement (#34 item 7).
+RESERVED = ("cmd", "state", "event", "reply", "server")
+
+
+def is_server_name(text: Any) -> bool:
+    """A name a server may announce itself by: a name, and not a topic's word."""
+    return is_name(text) and str(text).lower() not in RESERVED
+
+
+def base_url(text: str) -> str:
+    """An announced address as the base of its links: ending in ``/`` (an
+    address without a path gave ``http://127.0.0.1:9board/7``)."""
+    return text if text.endswith("/") else text + "/"
+
+
 def is_url(text: Any) -> bool:
     """An ``http(s)`` address a card may link to (no script, no other scheme)."""
     return isinstance(text, str) and bool(URL.match(text))
@@ -103,7 +122,7 @@ def remote_view(view: Any, clock_id: str, url: str) -> dict[str, Any]:
     if not isinstance(view, dict):
         raise Invalid("a board state is a JSON object")
     server = view.get("server")
-    if not is_name(server):
+    if not is_server_name(server):
         raise Invalid("server: a name of letters, digits, . _ -")
     if view.get("clock_id") != clock_id or not is_name(clock_id):
         raise Invalid("clock_id: the topic's clock id")
@@ -120,7 +139,7 @@ def remote_view(view: Any, clock_id: str, url: str) -> dict[str, Any]:
         "no": _int(view.get("no"), "no", 1, 100000),
         "clock_id": clock_id,
         "server": server,
-        "url": url,
+        "url": base_url(url),
         "port": _str(view.get("port", ""), "port"),
         "game": _word(view.get("game"), "game", GAMES),
         "players": _pair(view.get("players"), "players", _str),
@@ -195,12 +214,24 @@ def command(cmd: Any) -> str:
     return text
 
 
+def unprintable(text: str) -> bool:
+    """``text`` has a character no name may hold: a control or format
+    character (U+0085, U+202E's reversal), a line or paragraph separator
+    (U+2028, U+2029), a private or unassigned one. A name goes into PGN tags,
+    CSV cells and pages, where each of these ends a line or turns the text."""
+    return any(unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp")
+               for c in text)  # fmt: skip
+
+
 def player(name: Any, field: str = "name") -> str:
-    """A player's name: text of at most ``MAX_TEXT`` bytes, no control
-    characters (a newline would end a record's tag)."""
+    """A player's name: NFC text of at most ``MAX_TEXT`` bytes, nothing
+    ``unprintable`` (a newline would end a record's tag; #34 item 10)."""
     if not isinstance(name, str):
         raise Invalid("%s: a text" % field)
-    return _str(name.strip(), field)
+    text = _str(unicodedata.normalize("NFC", name).strip(), field)
+    if unprintable(text):
+        raise Invalid("%s: a control or format character" % field)
+    return text
 
 
 def is_change(text: str) -> bool:

@@ -10,6 +10,7 @@ one due while another plays starts when that one ends ("1分" then "还剩 2 分
 from __future__ import annotations
 
 import array
+import io
 import math
 import os
 import struct
@@ -17,6 +18,7 @@ import sys
 import wave
 
 from qizhong.core import adpcm, cuenames, voice
+from qizhong.records import files
 from qizhong.sim.simulator import repo_root
 
 RATE = 8000  # Hz, the assets' rate
@@ -134,11 +136,13 @@ def _buzz(out: array.array, start: int, stop: int) -> None:
 
 
 def write_wav(path: str, samples: array.array) -> None:
-    with wave.open(path, "wb") as w:
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(RATE)
         w.writeframes(samples.tobytes())
+    files.replace(path, buf.getvalue())
 
 
 def onsets(samples: array.array, threshold: int = 1000, gap_ms: int = 150) -> list[int]:

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from qizhong import timecontrol as tcs
 from qizhong.clocks.driver import Clock
 from qizhong.clocks.link import PortBusy
+from qizhong.records import files
 from qizhong.sim.simulator import Sim, SimError
 
 KEYS = ("start", "menu", "plus", "minus", "ok")  # the arbiter's keys (docs/sim.md)
@@ -264,11 +265,7 @@ class Headless:
 
 def _write_state(path: str, info: dict[str, object]) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump(info, f)
-        f.write("\n")
-    os.replace(tmp, path)
+    files.replace(path, (json.dumps(info) + "\n").encode())
 
 
 def serve(
@@ -361,10 +358,9 @@ def main_control(op: str, args: list[str], world: str | None, state: str | None)
         words = request(addr, "frame").split()
         picture = png.side_by_side(bytes.fromhex(words[1]), bytes.fromhex(words[2]), scale=4)
         try:
-            with open(path, "wb") as f:
-                f.write(picture)
-        except OSError as e:
-            raise ValueError("cannot write %s: %s" % (path, e.strerror or e)) from None
+            files.replace(path, picture)
+        except files.RecordFileError as e:
+            raise ValueError(str(e)) from None
         print("both displays in %s" % args[0])
         return 0
     if op == "port":

@@ -426,11 +426,11 @@ class Sim:
 
     def png(self, path: str, scale: int = 4) -> None:
         """Both displays as they are now, side by side as on the clock, to a PNG."""
+        from qizhong.records import files
         from qizhong.sim import png
 
         left, right = self.frame()
-        with open(path, "wb") as f:
-            f.write(png.side_by_side(left, right, scale=scale))
+        files.replace(path, png.side_by_side(left, right, scale=scale))
 
     # -- the serial link -------------------------------------------------------
 
