@@ -4,7 +4,7 @@
 Serial is stdin/stdout (a pty: pyserial sees the bytes of USB). The world is
 a TCP line protocol with the host's simulator on 127.0.0.1 (QIZHONG_WORLD):
 
-  host -> board   at T | lever L down|up T | key NAME T | tilt T | frame
+  host -> board   at T | lever L down|up T | key NAME [down|up] T | tilt T | frame
                   | quit | cut N | sync | power
   board -> host   hello sim 1 | idle T D N | wake T D N | sync N | beep T 0|1
                   | cue T ID | fb I HEX T [X,Y,HEX...] | volume T V | voice T LANG
@@ -284,8 +284,13 @@ class Board:
             edge = self.levers[arg >> 1].edge(arg & 1 == 1, t)
             if edge:
                 self._push(A.IN_LEVER_DOWN if edge == DOWN else A.IN_LEVER_UP, arg >> 1, t)
-        elif op == "key":
+        elif op == "key":  # a tap: down and up at once
             self._push(A.IN_KEY, arg, t)
+            self._push(A.IN_KEY_UP, arg, t)
+        elif op == "keydown":
+            self._push(A.IN_KEY, arg, t)
+        elif op == "keyup":
+            self._push(A.IN_KEY_UP, arg, t)
         elif op == "tilt":
             self._push(A.IN_TILT, 0, t)
 

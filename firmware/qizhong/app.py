@@ -23,6 +23,7 @@ IN_LEVER_DOWN = 1
 IN_LEVER_UP = 2
 IN_KEY = 3
 IN_TILT = 4
+IN_KEY_UP = 5  # a key let go (hold-to-repeat, the lock's long press)
 
 # Arbiter keys.
 KEY_START = 1  # start / pause / resume
@@ -43,12 +44,24 @@ EV_TRIM = 21  # arg: ppm
 EV_BOOT = 22  # the clock started
 EV_PAIR = 23  # #8: arg 1 paired (a new key), 0 unpaired
 EV_VOICE = 24  # arg: language * 2 + style (voice.LANGS, voice.STYLES)
-EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair", "voice")
+EV_KEYS = 25  # arg: 1 the arbiter's keys locked, 0 open again
+EVENT_NAMES = C.EVENT_NAMES + (
+    "config", "levers", "volume", "trim", "boot", "pair", "voice", "keys",
+)  # fmt: skip
 
 # The standalone setup menu (no computer): firmware/qizhong/menu.py, docs/menu.md.
 MENU_OFF = 0
 MENU_ON = 1
 MENU_VOICE = 4  # plus or minus on an idle clock: the voice and its count (docs/voice.md)
+
+# Hold-to-repeat on plus/minus in a menu (docs/menu.md): the first repeat after
+# REPEAT_FIRST_MS (the DGT 3000 repeats a key held "longer than 1 second"; half
+# that here), then gaps from REPEAT_MS shrinking by a quarter each repeat down
+# to REPEAT_MIN_MS, as a DGT clock's value runs faster the longer it is held.
+REPEAT_FIRST_MS = 500
+REPEAT_MS = 250
+REPEAT_MIN_MS = 50
+UNLOCK_MS = 3000  # the key lock: menu held this long opens the keys again
 
 
 SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and the journal
@@ -77,6 +90,10 @@ class App:
         self.game = 0  # the menu's game (menu.GAMES), kept for the next opening
         self.slots = None  # type: list[str] | None # the user slots (menu.load_slots)
         self.menu_voice = 0  # MENU_VOICE: language * 2 + style
+        self.held = 0  # the key held down (0: none), for its repeat or the unlock
+        self.repeat_at = -1  # when the held key acts again (-1: never)
+        self.repeat_gap = REPEAT_MS
+        self.keylock = False  # the arbiter locked the keys (keys lock, or the menu's lock)
         # The serial link: frames in, replies and events out, the recent events kept.
         self.dec = P.Decoder()
         self.enc = P.Encoder(EVENT_NAMES)
@@ -135,6 +152,8 @@ class App:
             self.redraw_at = max(0, self.redraw_at - d)
         if self.beep_until >= 0:
             self.beep_until = max(0, self.beep_until - d)
+        if self.repeat_at >= 0:
+            self.repeat_at = max(0, self.repeat_at - d)
 
     def step(self, now):
         """Apply inputs stamped up to ``now``, then fire the clock's events."""
@@ -144,6 +163,8 @@ class App:
             if not kind:
                 break
             self.on_input(kind, b.in_arg, b.in_t)
+        while 0 <= self.repeat_at <= now:  # a held key, each repeat at its own instant
+            self.repeat(self.repeat_at)
         c = self.clock
         while c.tick(now) >= C.Clock.EVENTS:
             self.drain()
@@ -160,6 +181,8 @@ class App:
         d = self.clock.next_deadline()
         if self.beep_until >= 0 and (d < 0 or self.beep_until < d):
             d = self.beep_until
+        if self.repeat_at >= 0 and (d < 0 or self.repeat_at < d):
+            d = self.repeat_at
         p = self.auth.deadline()  # the pairing code goes off the displays
         if p >= 0 and (d < 0 or p < d):
             d = p
@@ -233,13 +256,23 @@ class App:
                 if c.state in (C.RUNNING, C.PAUSED):
                     c.knock(t)
             elif kind == IN_KEY:
+                self.held = arg
+                self.repeat_at = -1
                 self.on_key(arg, t)
+            elif kind == IN_KEY_UP:
+                if arg == self.held:
+                    self.held = 0
+                    self.repeat_at = -1
         except C.ClockError:
             pass  # a key that means nothing now does nothing
         self.drain()
 
     def on_key(self, key, t):
         c = self.clock
+        if self.keylock:  # locked: only menu, held UNLOCK_MS, opens the keys (docs/menu.md)
+            if key == KEY_MENU:
+                self.repeat_at = t + UNLOCK_MS
+            return
         if self.auth.key_in(key == KEY_OK, t, self.menu != MENU_OFF or c.state == C.RUNNING):
             self.drawn = -1  # #8: pairing took the key (ok x3 starts it, any key ends it)
         elif self.menu:
@@ -273,8 +306,38 @@ class App:
 
     # -- the standalone setup menu ---------------------------------------------
 
+    def repeat(self, t):
+        """The held key's repeat at ``t``: plus or minus steps again in a menu;
+        menu held UNLOCK_MS on locked keys opens them."""
+        key = self.held
+        if self.keylock:
+            self.repeat_at = -1
+            if key == KEY_MENU:
+                self.set_keylock(False, t)
+            return
+        if not self.menu or key not in (KEY_PLUS, KEY_MINUS):
+            self.repeat_at = -1
+            return
+        self.menu_key(key, t)
+        self.repeat_at = t + self.repeat_gap
+        self.repeat_gap = max(REPEAT_MIN_MS, self.repeat_gap * 3 // 4)
+        if not self.menu:
+            self.repeat_at = -1
+
+    def set_keylock(self, on, t):
+        """Lock (or open) the arbiter's keys; the levers play on. Reported
+        as EV_KEYS and in ``status`` (keys=)."""
+        self.keylock = on
+        self.held = 0
+        self.repeat_at = -1
+        self.drawn = -1
+        self.note(EV_KEYS, -1, t, 1 if on else 0)
+
     def menu_key(self, key, t):
         self.drawn = -1
+        if key in (KEY_PLUS, KEY_MINUS) and self.held == key and self.repeat_at < 0:
+            self.repeat_at = t + REPEAT_FIRST_MS  # held: it repeats (App.repeat)
+            self.repeat_gap = REPEAT_MS
         if self.menu == MENU_VOICE:
             self.voice_menu_key(key, t)
         elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
@@ -658,6 +721,11 @@ class App:
             return "ok mute " + args[0]
         if op == "voice":  # voice [cmn|yue|ja|ko|en] [up|down] (docs/voice.md)
             return self.voice_args(args, now)
+        if op == "keys":  # keys lock|open: the arbiter's keys (docs/menu.md); levers play on
+            if len(args) != 1 or args[0] not in ("lock", "open"):
+                raise ValueError("keys lock|open")
+            self.set_keylock(args[0] == "lock", now)
+            return "ok keys " + args[0]
         if op == "trim":  # trim PPM: the crystal runs this fast (+) or slow (-)
             ppm = number(_arg(args, 0, "trim PPM"), -1000, 1000, "trim PPM")
             self.board.set_trim(ppm)
@@ -696,6 +764,7 @@ class App:
             )
             + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
             + " freeze=%d" % (1 if c.tc.freezes() else 0)  # a flag stops both clocks
+            + " keys=%s" % ("lock" if self.keylock else "open")
         )
 
 

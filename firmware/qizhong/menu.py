@@ -34,6 +34,7 @@ class Menu:
         self.game = game
         self.preset = 0
         self.save = 0
+        self.lock = False  # lock the keys once applied
         self.i = 0  # the item shown
         self.error = ""
         self.items = items()
@@ -124,6 +125,8 @@ class Menu:
                 self.save_slots(app.board.state_dir)
             app.clock.configure(tc, t, False)
             app.note(18, -1, t, 3)  # app.EV_CONFIG: from the setup menu
+            if self.lock:
+                app.set_keylock(True, t)
 
     def draw(self, board):
         """The rows, as text on each of the board's displays."""

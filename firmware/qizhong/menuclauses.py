@@ -70,6 +70,9 @@ def items():
     def flag_step(m, d):  # None (the mode's default), freeze, run
         m.d.freeze = _cycle(FLAGS, m.d.freeze, d)
 
+    def keys_step(m, d):  # lock: once applied the keys do nothing (docs/menu.md)
+        m.lock = not m.lock
+
     def save_step(m, d):
         m.save = (m.save + d) % (SLOTS + 1)
 
@@ -99,5 +102,6 @@ def items():
         Item("record", lambda m: d_(m.d.record, False) if m.d.record else "off", record_step,
              lambda m: m.d.stages[0][2] != UPCOUNT),
         Item("flag", lambda m: FLAG_NAMES[FLAGS.index(m.d.freeze)], flag_step),
+        Item("keys", lambda m: "lock" if m.lock else "open", keys_step),
         Item("save", lambda m: "slot %d" % m.save if m.save else "no", save_step),
     ]  # fmt: skip

@@ -23,7 +23,7 @@ PRESETS = (
 SLOTS = 5  # user slots kept in flash, as the DGT 3000 keeps five
 HOWS = ("fischer", "bronstein", "delay", "hourglass", "upcount")  # a stage's method
 OVERTIMES = ("none", "count", "byoyomi", "canadian", "can reset")
-MOVES = (0, 1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 60)
+MAX_MOVES = 99  # a stage's move count on the menu: 1 to 99, 0 (-) to the flag or the end
 WARNS = (0, 10000, 20000, 30000, 60000, 120000, 300000)
 HANDICAPS = (0, -40, 40, -20, 20, -10, 10)
 RECORDS = (180000, 300000, 60000, 0)  # TC-9 thresholds (0: off)
@@ -102,8 +102,8 @@ class StageItem(Item):
     def step(self, m, d):
         s = m.d.stages[self.k]
         w = self.what
-        if w == 0:
-            s[0] = _cycle(MOVES, s[0], d)
+        if w == 0:  # any count: 0 (-), 1 ... 99, round again (hold plus or minus to run)
+            s[0] = (s[0] + d) % (MAX_MOVES + 1)
         elif w == 1:
             s[1] = max(1000, base_step(s[1], d))
         elif w == 2:
