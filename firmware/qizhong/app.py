@@ -54,14 +54,9 @@ MENU_OFF = 0
 MENU_ON = 1
 MENU_VOICE = 4  # plus or minus on an idle clock: the voice and its count (docs/voice.md)
 
-# Hold-to-repeat on plus/minus in a menu (docs/menu.md): the first repeat after
-# REPEAT_FIRST_MS (the DGT 3000 repeats a key held "longer than 1 second"; half
-# that here), then gaps from REPEAT_MS shrinking by a quarter each repeat down
-# to REPEAT_MIN_MS, as a DGT clock's value runs faster the longer it is held.
-REPEAT_FIRST_MS = 500
-REPEAT_MS = 250
-REPEAT_MIN_MS = 50
-UNLOCK_MS = 3000  # the key lock: menu held this long opens the keys again
+# Hold-to-repeat on plus/minus in a menu (docs/menu.md): the first repeat 500 ms
+# on (the DGT 3000 repeats a key held "longer than 1 second"), then gaps from
+# 250 ms shrinking by a quarter each repeat to 50 ms, as on a DGT clock.
 
 
 SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and the journal
@@ -92,7 +87,7 @@ class App:
         self.menu_voice = 0  # MENU_VOICE: language * 2 + style
         self.held = 0  # the key held down (0: none), for its repeat or the unlock
         self.repeat_at = -1  # when the held key acts again (-1: never)
-        self.repeat_gap = REPEAT_MS
+        self.repeat_gap = 250
         self.keylock = False  # the arbiter locked the keys (keys lock, or the menu's lock)
         # The serial link: frames in, replies and events out, the recent events kept.
         self.dec = P.Decoder()
@@ -269,9 +264,9 @@ class App:
 
     def on_key(self, key, t):
         c = self.clock
-        if self.keylock:  # locked: only menu, held UNLOCK_MS, opens the keys (docs/menu.md)
+        if self.keylock:  # locked: only menu, held 3 s, opens the keys (docs/menu.md)
             if key == KEY_MENU:
-                self.repeat_at = t + UNLOCK_MS
+                self.repeat_at = t + 3000
             return
         if self.auth.key_in(key == KEY_OK, t, self.menu != MENU_OFF or c.state == C.RUNNING):
             self.drawn = -1  # #8: pairing took the key (ok x3 starts it, any key ends it)
@@ -307,37 +302,32 @@ class App:
     # -- the standalone setup menu ---------------------------------------------
 
     def repeat(self, t):
-        """The held key's repeat at ``t``: plus or minus steps again in a menu;
-        menu held UNLOCK_MS on locked keys opens them."""
+        """The held key at ``t``: plus or minus steps again in a menu; menu
+        held 3 s opens locked keys."""
         key = self.held
+        self.repeat_at = -1
         if self.keylock:
-            self.repeat_at = -1
             if key == KEY_MENU:
                 self.set_keylock(False, t)
-            return
-        if not self.menu or key not in (KEY_PLUS, KEY_MINUS):
-            self.repeat_at = -1
-            return
-        self.menu_key(key, t)
-        self.repeat_at = t + self.repeat_gap
-        self.repeat_gap = max(REPEAT_MIN_MS, self.repeat_gap * 3 // 4)
-        if not self.menu:
-            self.repeat_at = -1
+        elif self.menu and key in (KEY_PLUS, KEY_MINUS):
+            gap = self.repeat_gap
+            self.repeat_at = t  # not -1: menu_key starts no new first delay
+            self.menu_key(key, t)
+            self.repeat_at = t + gap if self.menu else -1
+            self.repeat_gap = max(50, gap * 3 // 4)
 
     def set_keylock(self, on, t):
-        """Lock (or open) the arbiter's keys; the levers play on. Reported
-        as EV_KEYS and in ``status`` (keys=)."""
+        """Lock (or open) the arbiter's keys; the levers play on."""
         self.keylock = on
         self.held = 0
         self.repeat_at = -1
-        self.drawn = -1
         self.note(EV_KEYS, -1, t, 1 if on else 0)
 
     def menu_key(self, key, t):
         self.drawn = -1
         if key in (KEY_PLUS, KEY_MINUS) and self.held == key and self.repeat_at < 0:
-            self.repeat_at = t + REPEAT_FIRST_MS  # held: it repeats (App.repeat)
-            self.repeat_gap = REPEAT_MS
+            self.repeat_at = t + 500  # held: it repeats (App.repeat)
+            self.repeat_gap = 250
         if self.menu == MENU_VOICE:
             self.voice_menu_key(key, t)
         elif key == KEY_MENU or self.setup is None:  # leave, nothing changed

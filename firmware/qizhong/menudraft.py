@@ -41,6 +41,8 @@ class Draft:
                 self.ot, self.count, self.grace = 1, ot.period, ot.grace
             elif ot.kind == "byoyomi":
                 self.ot, self.periods, self.period = 2, ot.count, ot.period
+            elif ot.kind == "upcount":  # #31: the time over counts up
+                self.ot = 5
             else:
                 self.ot = 4 if ot.reset_blocks else 3
                 self.block_moves, self.block = ot.moves, ot.period
@@ -76,6 +78,8 @@ class Draft:
             parts.append("count " + fmt(self.count) + " grace " + fmt(self.grace))
         elif self.ot == 2:
             parts.append("byoyomi %dx%s" % (self.periods, fmt(self.period)))
+        elif self.ot == 5:
+            parts.append("upcount")
         elif self.ot >= 3:
             parts.append("canadian %d/%s" % (self.block_moves, fmt(self.block, False)))
             if self.ot == 4:

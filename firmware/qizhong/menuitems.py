@@ -22,7 +22,7 @@ PRESETS = (
 )  # fmt: skip
 SLOTS = 5  # user slots kept in flash, as the DGT 3000 keeps five
 HOWS = ("fischer", "bronstein", "delay", "hourglass", "upcount")  # a stage's method
-OVERTIMES = ("none", "count", "byoyomi", "canadian", "can reset")
+OVERTIMES = ("none", "count", "byoyomi", "canadian", "can reset", "upcount")  # upcount: #31
 MAX_MOVES = 99  # a stage's move count on the menu: 1 to 99, 0 (-) to the flag or the end
 WARNS = (0, 10000, 20000, 30000, 60000, 120000, 300000)
 HANDICAPS = (0, -40, 40, -20, 20, -10, 10)

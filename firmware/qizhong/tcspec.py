@@ -6,6 +6,7 @@
     20m count 10s                TC-5 Xiangqi voice count (grace 500ms)
     60m byoyomi 3x60s            TC-6 Go byo-yomi
     60m canadian 15/10m          TC-7 Canadian overtime
+    5m upcount                   upcount as a stage: then the time over counts up
     5m delay 5s / 5m bronstein 3s / 3m hourglass
     10m+5s red -40%              TC-4 Red time handicap
     record 3m / record off       TC-9 threshold
@@ -30,6 +31,7 @@ from .timecontrol import (
     Overtime,  # noqa: F401 - named in a type comment
     Stage,
     TimeControl,
+    Upcount,
 )
 
 _UNITS = (("h", 3600000), ("ms", 1), ("m", 60000), ("s", 1000))
@@ -271,6 +273,10 @@ def _parse(r):
                 if st.inc:
                     r.fail("the increment is given twice", pos)
                 st.inc = inc
+        elif w == "upcount":  # #31: upcount as a stage, after main time
+            if overtime is not None:
+                r.fail("only one overtime: count, byoyomi, canadian or upcount", pos)
+            overtime = Upcount()
         elif w in ("bronstein", "delay", "hourglass"):
             if timing != FISCHER:
                 r.fail("only one of bronstein, delay or hourglass", pos)
@@ -283,7 +289,7 @@ def _parse(r):
                     r.fail("the delay must be positive", pos)
         elif w in ("count", "byoyomi", "canadian"):
             if overtime is not None:
-                r.fail("only one overtime: count, byoyomi or canadian", pos)
+                r.fail("only one overtime: count, byoyomi, canadian or upcount", pos)
             if w == "count":
                 period = r.duration("the count period")
                 if not 1000 <= period <= 60000 or period % 1000:
@@ -467,6 +473,8 @@ def _parts(tc, split_stages=False):
             parts.append(s)
         elif ot.kind == "byoyomi":
             parts.append("byoyomi %dx%s" % (ot.count, fmt_ms(ot.period)))
+        elif ot.kind == "upcount":
+            parts.append("upcount")
         else:
             s = "canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False))
             parts.append(s + " reset" if ot.reset_blocks else s)

@@ -286,12 +286,33 @@ class Canadian(Overtime):
         )
 
 
+class Upcount(Overtime):
+    """#31: upcount as a stage. Once main time is used up the side's clock
+    counts up from 0, the time it has gone over, and never flags (below
+    MAX_MS): the clock records by how much, as the DGT 3000's UPCNT period
+    does after a timed one. The overtime event says who ran out first."""
+
+    kind = "upcount"
+
+    def flag_in(self, s):
+        return MAX_MS - s.oc
+
+    def complete(self, s):
+        s.cue = 0  # the time over adds up, move after move
+
+    def left_ms(self, s, x):
+        return _cap(s.oc + x)
+
+    def __eq__(self, other):
+        return isinstance(other, Upcount)
+
+
 class TimeControl:
     """A whole time control. Build it with ``tcspec.parse`` or directly.
 
     ``stages``: Stage list; the last one repeats when it has a move count.
     ``timing``/``delay``: FISCHER (stage increments), BRONSTEIN, DELAY, HOURGLASS.
-    ``overtime``: None, Count, ByoYomi or Canadian.
+    ``overtime``: None, Count, ByoYomi, Canadian or Upcount.
     ``handicap``: TC-4, percent; negative cuts side 0's first base (Red -40 %),
     positive adds to side 1's (Black +40 %).
     ``record``: TC-9 threshold in ms (0: off).
@@ -508,7 +529,10 @@ class TimeControl:
         if thr <= 0 or s.recorded or s.flagged or self.timing == UPCOUNT:
             return -1
         ot = self.overtime
-        if not s.ot and (s.main > 0 or ot is None):
+        up = ot is not None and ot.kind == "upcount"  # counting up: never below a threshold
+        if up and s.ot:
+            return -1
+        if not s.ot and (s.main > 0 or ot is None or up):
             v = s.main - thr + 1  # main time shows below thr after v ms of charging
             return v + self._free(s) if v > 0 else 0
         # The overtime display (from main_end on, if main time is still to run out).
@@ -610,6 +634,10 @@ class TimeControl:
             s.main = 0 if v < 0 else _cap(v)
             return False
         ot = self.overtime
+        if s.ot and ot is not None and ot.kind == "upcount":  # a gift takes from the time over
+            v = s.oc - delta
+            s.oc = 0 if v < 0 else _cap(v)
+            return False
         if s.ot and ot is not None and ot.kind == "canadian":
             s.bank = _cap(s.bank + delta)
             return s.bank <= 0

@@ -747,6 +747,52 @@ CASES = [
         ],
     ),
     (
+        "#31 upcount as a stage: after main time the time over counts up, no flag",
+        [
+            ("new", "1m upcount"),
+            ("start", 0),
+            ("press", 0, 10000),  # Red 60000 - 10000
+            ("left", 0, 10000, 50000),
+            ("press", 1, 70000),  # Black 60000 - 60000 = 0: out at 70000, on the press
+            ("press", 0, 120000),  # Red 50000 - 50000: main time out at 120000 exactly
+            ("left", 0, 120000, 0),
+            ("left", 1, 125000, 5000),  # Black from 120000: main time was 0, 5000 over
+            ("has", "overtime", 1, 70000, None),  # Black ran out first, at its press
+            ("press", 1, 130000),  # 10000 over
+            ("left", 1, 130000, 10000),
+            ("left", 0, 135000, 5000),  # Red over since 130000
+            ("press", 0, 135000),
+            ("press", 1, 137000),  # the time over adds up: 10000 + 2000
+            ("left", 1, 137000, 12000),
+            ("tick", 3600000),
+            ("hasnt", "flag"),
+            ("has", "record", 0, 0, 60000),  # TC-9: 1 min is under 3 min from the start
+            ("left", 0, 3600000, 5000 + 3600000 - 137000),
+            ("adjust", 0, 1000000, 3600000),  # a gift takes from the time over
+            ("left", 0, 3600000, 3468000 - 1000000),
+            ("adjust", 1, -3000, 3600000),  # a penalty adds to it
+            ("left", 1, 3600000, 15000),
+        ],
+    ),
+    (
+        "#31 upcount after stages: out in stage 1, the next stage's time ends the count-up",
+        [
+            ("new", "1/10s:1/10s upcount"),
+            ("start", 0),
+            ("press", 0, 2000),  # stage 2 at move 1: 8000 + 10000
+            ("left", 0, 2000, 18000),
+            ("tick", 21000),
+            ("left", 1, 20000, 8000),  # Black out at 12000: 8000 over, counting up
+            ("has", "overtime", 1, 12000, None),
+            ("press", 1, 21000),  # move 1: stage 2's fresh 10000, as after any overtime
+            ("left", 1, 21000, 10000),
+            ("tick", 40000),  # Red: 18000 run out at 39000, 1000 over
+            ("left", 0, 40000, 1000),
+            ("has", "overtime", 0, 39000, None),
+            ("hasnt", "flag"),
+        ],
+    ),
+    (
         "TC-14 Fischer with a cap: an increment never goes above it",
         [
             ("new", "1m+10s cap 65s"),
