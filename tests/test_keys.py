@@ -147,16 +147,22 @@ def test_the_key_lock_from_the_host_and_from_the_keys():
         assert sim.command("keys shut").startswith("err args keys lock|open")
 
 
-def test_the_menu_locks_the_keys_when_it_applies():
+def test_menu_held_3_s_locks_the_keys_in_play_and_between_games():
     with Sim() as sim:
-        t = _play(sim, [("menu", 0)])
-        while not _shown(sim).startswith("> keys"):  # on to the keys, before save
-            t = _play(sim, [("ok", 0)], t)
-        assert _shown(sim) == "> keys open"
-        t = _play(sim, [("plus", 0)], t)
-        assert _shown(sim) == "> keys lock"
+        _play(sim, [("start", 0), ("menu", 3000)])  # running: locked at 3000
+        assert _status(sim, "keys") == "lock"
+        _play(sim, [("start", 0)], 5000)  # no pause now
+        assert sim.status()["state"] == "running"
+        assert sim.command("pause") == "ok pause"  # the host still can
+        _play(sim, [("menu", 3000)], 6000)
         assert _status(sim, "keys") == "open"
-        t = _play(sim, [("start", 0)], t)  # applied: locked
-        assert _status(sim, "keys") == "lock" and sim.status()["state"] == "idle"
-        _play(sim, [("start", 0), ("menu", 0)], t)
-        assert sim.status()["state"] == "idle"  # the keys do nothing now
+        _play(sim, [("start", 0)], 10000)
+        assert sim.status()["state"] == "running"  # resumed by the key again
+        sim.command("finish")
+        t = _play(sim, [("menu", 0)], 11000)  # between games menu opens the setup menu
+        assert _shown(sim).startswith("> game")
+        _play(sim, [("menu", 3500)], t)  # held: it closes, nothing changed, and locks
+        assert _status(sim, "keys") == "lock"
+        assert sim.command("tc") == "ok tc xq-rapid".replace("xq-rapid", "15m+10s")
+        sim.frame()
+        assert not any(x.startswith("> ") for _, _, x in sim.texts[1])  # the menu is closed

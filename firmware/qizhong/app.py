@@ -264,16 +264,18 @@ class App:
 
     def on_key(self, key, t):
         c = self.clock
-        if self.keylock:  # locked: only menu, held 3 s, opens the keys (docs/menu.md)
-            if key == KEY_MENU:
-                self.repeat_at = t + 3000
+        if key == KEY_MENU:  # held 3 s: the keys lock, or open again (docs/menu.md)
+            self.repeat_at = t + 3000
+        if self.keylock:  # locked: the keys do nothing; the levers play on
             return
         if self.auth.key_in(key == KEY_OK, t, self.menu != MENU_OFF or c.state == C.RUNNING):
             self.drawn = -1  # #8: pairing took the key (ok x3 starts it, any key ends it)
         elif self.menu:
             self.menu_key(key, t)
         elif key in (KEY_PLUS, KEY_MINUS) and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
-            self.open_voice_menu()
+            self.menu = MENU_VOICE  # qizhong/voicemenu.py, loaded while it is open
+            self.menu_voice = voice.lang * 2 + voice.style
+            self.drawn = -1
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             try:  # loaded when opened: the boot heap stays as it was
                 from .menuload import load
@@ -303,12 +305,13 @@ class App:
 
     def repeat(self, t):
         """The held key at ``t``: plus or minus steps again in a menu; menu
-        held 3 s opens locked keys."""
+        held 3 s locks the keys, or opens them."""
         key = self.held
         self.repeat_at = -1
-        if self.keylock:
-            if key == KEY_MENU:
-                self.set_keylock(False, t)
+        if key == KEY_MENU:
+            if self.menu:
+                self.close_menu()  # nothing changes
+            self.set_keylock(not self.keylock, t)
         elif self.menu and key in (KEY_PLUS, KEY_MINUS):
             gap = self.repeat_gap
             self.repeat_at = t  # not -1: menu_key starts no new first delay
@@ -329,7 +332,14 @@ class App:
             self.repeat_at = t + 500  # held: it repeats (App.repeat)
             self.repeat_gap = 250
         if self.menu == MENU_VOICE:
-            self.voice_menu_key(key, t)
+            try:
+                from .voicemenu import on_key
+
+                on_key(self, key, t)
+            except MemoryError:
+                self.menu = MENU_OFF
+            if not self.menu:
+                self.close_menu()
         elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
             self.close_menu()
         else:
@@ -342,7 +352,12 @@ class App:
 
     def draw_menu(self):
         if self.menu == MENU_VOICE:
-            self.draw_voice_menu()
+            try:
+                from .voicemenu import draw
+
+                draw(self)
+            except MemoryError:
+                self.close_menu()
         elif self.setup is not None:
             try:
                 self.setup.draw(self.board)
@@ -391,35 +406,6 @@ class App:
                 raise ValueError("voice %s|up|down, not %s" % ("|".join(voice.LANGS), P.show(w)))
         self.set_voice(lang, style, now)
         return "ok voice %s %s" % (voice.LANGS[lang], voice.STYLES[style])
-
-    def open_voice_menu(self):
-        self.menu = MENU_VOICE
-        self.menu_voice = voice.lang * 2 + voice.style
-        self.drawn = -1
-
-    def voice_menu_key(self, key, t):
-        """Plus and minus step through language and count; ok takes it, menu leaves."""
-        n = 2 * len(voice.LANGS)
-        if key == KEY_MENU:
-            self.menu = MENU_OFF
-        elif key in (KEY_PLUS, KEY_MINUS):
-            self.menu_voice = (self.menu_voice + (1 if key == KEY_PLUS else -1)) % n
-        elif key in (KEY_OK, KEY_START):
-            self.menu = MENU_OFF
-            self.set_voice(self.menu_voice // 2, self.menu_voice % 2, t)
-
-    def draw_voice_menu(self):
-        v = self.menu_voice
-        lines = (
-            ("VOICE", voice.LANGS[v // 2], "count " + voice.STYLES[v % 2]),
-            ("now " + voice.LANGS[voice.lang], voice.STYLES[voice.style], "+/- ok"),
-        )
-        for i in (0, 1):
-            fb = self.board.fb[i]
-            fb.fill(0)
-            for row, text in enumerate(lines[i]):
-                fb.text(text, 0, 8 + 16 * row, 1)
-            self.board.show(i)
 
     # -- outputs ---------------------------------------------------------------
 

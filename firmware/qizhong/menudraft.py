@@ -20,6 +20,8 @@ class Draft:
         self.handicap = 0
         self.first = 0
         self.second = 0
+        self.first_inc = -1  # #31: a side's own increment (-1: the stage's)
+        self.second_inc = -1
         self.cap = 0
         self.warn = 0
         self.voice = False
@@ -48,6 +50,7 @@ class Draft:
                 self.block_moves, self.block = ot.moves, ot.period
         self.handicap = tc.handicap
         self.first, self.second = tc.first, tc.second
+        self.first_inc, self.second_inc = tc.first_inc, tc.second_inc
         self.cap, self.warn, self.voice = tc.cap, tc.warn, tc.warn_voice
         self.record, self.freeze = tc.record, tc.freeze
 
@@ -88,9 +91,15 @@ class Draft:
             parts.append(
                 "red -%d%%" % -self.handicap if self.handicap < 0 else "black +%d%%" % self.handicap
             )
-        for word, v in (("first", self.first), ("second", self.second), ("cap", self.cap)):
+        for word, v, inc in (
+            ("first", self.first, self.first_inc),
+            ("second", self.second, self.second_inc),
+            ("cap", self.cap, -1),
+        ):
+            if inc >= 0:  # #31: its own increment; its base the stage's unless its own
+                v = v or self.stages[0][1]
             if v:
-                parts.append(word + " " + fmt(v, False))
+                parts.append(word + " " + fmt(v, False) + ("+" + fmt(inc) if inc >= 0 else ""))
         if self.warn:
             parts.append("warn " + fmt(self.warn, False) + (" voice" if self.voice else ""))
         if self.record != tcspec.RECORD_MS:

@@ -1,9 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The setup menu on the displays, and its user slots in flash (docs/menu.md).
-
-``menu.Menu`` calls these; apart so that each module compiles on its own
-(``app.load_menu``).
-"""
+"""The setup menu on the displays, and its user slots in flash (docs/menu.md)."""
 
 from . import tcspec
 from .menuitems import GAMES, SLOTS

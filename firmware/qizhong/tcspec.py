@@ -31,7 +31,6 @@ from .timecontrol import (
     Overtime,  # noqa: F401 - named in a type comment
     Stage,
     TimeControl,
-    Upcount,
 )
 
 _UNITS = (("h", 3600000), ("ms", 1), ("m", 60000), ("s", 1000))
@@ -253,6 +252,7 @@ def _parse(r):
     warn = 0
     warn_voice = False
     own = [0, 0]  # TC-16: first, second
+    own_inc = [-1, -1]  # #31: their own increments (-1: the stage's)
     seen = []
     while not r.done():
         pos = r.i
@@ -276,6 +276,8 @@ def _parse(r):
         elif w == "upcount":  # #31: upcount as a stage, after main time
             if overtime is not None:
                 r.fail("only one overtime: count, byoyomi, canadian or upcount", pos)
+            from .upcount import Upcount  # loaded only by those who use it
+
             overtime = Upcount()
         elif w in ("bronstein", "delay", "hourglass"):
             if timing != FISCHER:
@@ -368,6 +370,8 @@ def _parse(r):
             if not 1000 <= t <= MAX_MS:
                 r.fail("a side's base is 1s to 100h", pos)
             own[w == "second"] = t
+            if r.take("+"):  # #31: first 6m+3s, its own increment too
+                own_inc[w == "second"] = r.duration("the increment")
         else:
             r.fail("unknown word %r" % w, pos)
     for st in stages:
@@ -380,7 +384,9 @@ def _parse(r):
             )
     if timing in (HOURGLASS, UPCOUNT) and any(st.timing >= 0 for st in stages):
         r.fail("a stage delay needs main time", 0)
-    if cap and (timing != FISCHER or not any(st.inc for st in stages)):
+    if max(own_inc) >= 0 and (timing != FISCHER or stages[0].timing >= 0):
+        r.fail("a side's own increment needs Fischer", 0)
+    if cap and (timing != FISCHER or (not any(st.inc for st in stages) and max(own_inc) <= 0)):
         r.fail("a cap needs an increment", 0)
     if cap and cap < max(stages[0].base, own[0], own[1]):
         r.fail("the cap is at least the base", 0)
@@ -397,7 +403,7 @@ def _parse(r):
             r.fail("a stage needs time", 0)
     return TimeControl(
         stages, timing, delay, overtime, handicap, record, freeze, cap, warn, warn_voice,
-        own[0], own[1],
+        own[0], own[1], own_inc[0], own_inc[1],
     )  # fmt: skip
 
 
@@ -490,10 +496,9 @@ def _parts(tc, split_stages=False):
         parts.append("cap " + fmt_ms(tc.cap, False))
     if tc.warn:
         parts.append("warn " + fmt_ms(tc.warn, False) + (" voice" if tc.warn_voice else ""))
-    if tc.first:
-        parts.append("first " + fmt_ms(tc.first, False))
-    if tc.second:
-        parts.append("second " + fmt_ms(tc.second, False))
+    for word, v, inc in (("first", tc.first, tc.first_inc), ("second", tc.second, tc.second_inc)):
+        if v:
+            parts.append(word + " " + fmt_ms(v, False) + ("+" + fmt_ms(inc) if inc >= 0 else ""))
     return parts
 
 

@@ -69,15 +69,6 @@ class Stage:
             and self.delay == other.delay
         )
 
-    def __repr__(self):
-        return "Stage(%d, %d, %d, %d, %d)" % (
-            self.base,
-            self.inc,
-            self.moves,
-            self.timing,
-            self.delay,
-        )
-
 
 class SideTime:
     """One side's time. Fields are committed values at the segment start."""
@@ -97,6 +88,7 @@ class SideTime:
         self.flagged = False
         self.recorded = False  # TC-9 threshold crossed (latched)
         self.warned = False  # TC-15 low-time warning given (this stage)
+        self.inc0 = -1  # #31: the side's own increment in the first stage (-1: the stage's)
 
 
 class Overtime:
@@ -286,33 +278,12 @@ class Canadian(Overtime):
         )
 
 
-class Upcount(Overtime):
-    """#31: upcount as a stage. Once main time is used up the side's clock
-    counts up from 0, the time it has gone over, and never flags (below
-    MAX_MS): the clock records by how much, as the DGT 3000's UPCNT period
-    does after a timed one. The overtime event says who ran out first."""
-
-    kind = "upcount"
-
-    def flag_in(self, s):
-        return MAX_MS - s.oc
-
-    def complete(self, s):
-        s.cue = 0  # the time over adds up, move after move
-
-    def left_ms(self, s, x):
-        return _cap(s.oc + x)
-
-    def __eq__(self, other):
-        return isinstance(other, Upcount)
-
-
 class TimeControl:
     """A whole time control. Build it with ``tcspec.parse`` or directly.
 
     ``stages``: Stage list; the last one repeats when it has a move count.
     ``timing``/``delay``: FISCHER (stage increments), BRONSTEIN, DELAY, HOURGLASS.
-    ``overtime``: None, Count, ByoYomi, Canadian or Upcount.
+    ``overtime``: None, Count, ByoYomi, Canadian or ``upcount.Upcount``.
     ``handicap``: TC-4, percent; negative cuts side 0's first base (Red -40 %),
     positive adds to side 1's (Black +40 %).
     ``record``: TC-9 threshold in ms (0: off).
@@ -321,6 +292,8 @@ class TimeControl:
     ``warn``: TC-15 low-time warning threshold in ms (0: off); ``warn_voice``:
     spoken (the cue for the threshold) rather than a short beep.
     ``first``/``second``: TC-16, that side's first-stage base (0: the stage's).
+    ``first_inc``/``second_inc``: #31, that side's own first-stage increment
+    (-1: the stage's).
     """
 
     def __init__(
@@ -337,6 +310,8 @@ class TimeControl:
         warn_voice=False,
         first=0,
         second=0,
+        first_inc=-1,
+        second_inc=-1,
     ):
         self.stages = tuple(stages)
         self.timing = timing
@@ -350,6 +325,8 @@ class TimeControl:
         self.warn_voice = warn_voice
         self.first = first
         self.second = second
+        self.first_inc = first_inc
+        self.second_inc = second_inc
         self._cs = 0  # chain(): scratch, so the display path builds no tuple
         self._ce = 0
 
@@ -368,6 +345,8 @@ class TimeControl:
             and self.warn_voice == other.warn_voice
             and self.first == other.first
             and self.second == other.second
+            and self.first_inc == other.first_inc
+            and self.second_inc == other.second_inc
         )
 
     def __repr__(self):
@@ -399,7 +378,7 @@ class TimeControl:
         for st in self.stages:
             if st.inc or st.moves or st.timing > 0:
                 return True
-        return False
+        return self.first_inc > 0 or self.second_inc > 0
 
     def timing_of(self, stage):
         """The method of stage ``stage`` (TC-11: its own, else the control's)."""
@@ -451,6 +430,7 @@ class TimeControl:
         s.flagged = False
         s.recorded = False
         s.warned = False
+        s.inc0 = self.first_inc if side == 0 else self.second_inc
         s.periods = 0
         s.bank = 0
         s.left = 0
@@ -583,7 +563,7 @@ class TimeControl:
             st = self.stages[s.stage]
             timing = self.timing_of(s.stage)
             if timing == FISCHER:
-                v = _cap(s.main + st.inc)
+                v = _cap(s.main + (st.inc if s.stage or s.inc0 < 0 else s.inc0))
                 cap = self.cap  # TC-14: not above the cap, never below what it was
                 if cap and v > cap:
                     v = cap if s.main < cap else s.main

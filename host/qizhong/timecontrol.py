@@ -229,6 +229,10 @@ def describe(tc: TimeControl) -> list[str]:
     if tc.first or tc.second:
         lines.append("Own times (TC-16): the first mover starts with %s, the second with %s"
                      % (fmt_ms(tc.base_for(0)), fmt_ms(tc.base_for(1))))  # fmt: skip
+    for who, inc in (("first mover", tc.first_inc), ("second", tc.second_inc)):
+        if inc >= 0:
+            lines.append("The %s's own increment in the first stage: +%s after every move"
+                         % (who, fmt_ms(inc)))  # fmt: skip
     if tc.cap:
         lines.append("An increment never takes main time above %s (TC-14)" % fmt_ms(tc.cap))
     if tc.timing == BRONSTEIN:

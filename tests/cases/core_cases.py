@@ -793,6 +793,35 @@ CASES = [
         ],
     ),
     (
+        "#31 per-side increments: each side its own base and increment (first 5m+3s second 4m+2s)",
+        [
+            ("new", "5m+3s second 4m+2s"),
+            ("start", 0),
+            ("left", 1, 0, 240000),
+            ("press", 0, 10000),  # 300000 - 10000 + 3000
+            ("left", 0, 10000, 293000),
+            ("press", 1, 25000),  # 240000 - 15000 + 2000
+            ("left", 1, 25000, 227000),
+            ("press", 0, 26000),  # 293000 - 1000 + 3000
+            ("left", 0, 26000, 295000),
+        ],
+    ),
+    (
+        "#31 a side's own increment where the stage has none; stage 2 takes its own",
+        [
+            ("new", "1/5m:10m+10s second 5m+5s"),
+            ("start", 0),
+            ("press", 0, 10000),  # Red: 300000 - 10000, no increment; stage 2: + 600000
+            ("left", 0, 10000, 890000),
+            ("press", 1, 20000),  # Black: 300000 - 10000 + 5000 (its own); stage 2: + 600000
+            ("left", 1, 20000, 895000),
+            ("press", 0, 21000),  # Red in stage 2: 890000 - 1000 + 10000
+            ("left", 0, 21000, 899000),
+            ("press", 1, 22000),  # Black in stage 2: the stage's 10 s, not its own 5 s
+            ("left", 1, 22000, 904000),
+        ],
+    ),
+    (
         "TC-14 Fischer with a cap: an increment never goes above it",
         [
             ("new", "1m+10s cap 65s"),
