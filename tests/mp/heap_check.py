@@ -40,6 +40,7 @@ SPECS = (
     "1m+10s cap 65s",  # TC-14
     "2m warn 1m",  # TC-15
     "1m+5s second 40s",  # TC-16
+    "1m+5s first 1m+2s second 40s+1s",  # #31: per-side increments
 )
 
 
