@@ -133,13 +133,13 @@ def test_a_held_key_repeats_faster_the_longer_it_is_held(hold, steps):
 def test_the_key_lock_from_the_host_and_from_the_keys():
     with Sim() as sim:
         assert sim.command("keys lock") == "ok keys lock"
-        assert _status(sim, "keys") == "lock"
+        assert _status(sim, "kl") == "1"
         _play(sim, [("start", 0)], 1000)  # locked: start does nothing
         assert sim.status()["state"] == "idle"
         _play(sim, [("menu", 2900)], 2000)  # menu held under 3 s: still locked
-        assert _status(sim, "keys") == "lock"
+        assert _status(sim, "kl") == "1"
         _play(sim, [("menu", 3100)], 6000)  # held 3 s: open
-        assert _status(sim, "keys") == "open"
+        assert _status(sim, "kl") == "0"
         sim.collect_all()
         assert [e[3] for e in sim.events if e[0] == "keys"] == [1, 0]  # locked, then open
         _play(sim, [("start", 0)], 10000)
@@ -150,19 +150,57 @@ def test_the_key_lock_from_the_host_and_from_the_keys():
 def test_menu_held_3_s_locks_the_keys_in_play_and_between_games():
     with Sim() as sim:
         _play(sim, [("start", 0), ("menu", 3000)])  # running: locked at 3000
-        assert _status(sim, "keys") == "lock"
+        assert _status(sim, "kl") == "1"
         _play(sim, [("start", 0)], 5000)  # no pause now
         assert sim.status()["state"] == "running"
         assert sim.command("pause") == "ok pause"  # the host still can
         _play(sim, [("menu", 3000)], 6000)
-        assert _status(sim, "keys") == "open"
+        assert _status(sim, "kl") == "0"
         _play(sim, [("start", 0)], 10000)
         assert sim.status()["state"] == "running"  # resumed by the key again
         sim.command("finish")
         t = _play(sim, [("menu", 0)], 11000)  # between games menu opens the setup menu
         assert _shown(sim).startswith("> game")
         _play(sim, [("menu", 3500)], t)  # held: it closes, nothing changed, and locks
-        assert _status(sim, "keys") == "lock"
+        assert _status(sim, "kl") == "1"
         assert sim.command("tc") == "ok tc xq-rapid".replace("xq-rapid", "15m+10s")
         sim.frame()
         assert not any(x.startswith("> ") for _, _, x in sim.texts[1])  # the menu is closed
+
+
+def _glass(rows):
+    from qizhong.core import segface
+
+    t = segface.SegText(bytearray(segface.RAM_BYTES))
+    t.fill(0)
+    for row in rows:
+        t.text(row, 0, 0)
+    return segface.status_line(t.ram), segface.decode(t.ram)[3]
+
+
+@pytest.mark.parametrize("game", [0, 1, 2])
+def test_every_setting_reads_whole_on_the_segment_glass(game):
+    """The battery board's glasses (segface.SegText): the left names the
+    setting, the right gives its value, each whole on the 14-segment status
+    characters (a label is at most 8 characters, a value too but a preset's
+    name, which runs across both glasses), a number on the big digits too."""
+    from qizhong.core import menu, segface
+
+    for preset in range(len(menu.PRESETS[game])):
+        m = menu.Menu([""] * menu.SLOTS, game)
+        m.pick(preset)
+        while True:
+            label, value = m.current()
+            assert len(label) <= 8 and len(value) <= 16, (label, value)
+            left, _ = _glass(segface.menu_rows(m, 0))
+            right, digits = _glass(segface.menu_rows(m, 1))
+            if len(value) > 8:  # a preset's name: across both glasses
+                assert (left + right).replace(" ", "") == value.upper().replace(" ", "")
+                m.key(0, True)
+                continue
+            assert left == label.upper(), (left, label)
+            assert right == value.upper(), (right, value)
+            number = value[:-1] if value[-1:] in "hms" else value
+            assert digits == (number if number.isdigit() else ""), (value, digits)
+            if m.key(0, True):
+                break

@@ -740,7 +740,7 @@ class App:
             )
             + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
             + " freeze=%d" % (1 if c.tc.freezes() else 0)  # a flag stops both clocks
-            + " keys=%s" % ("lock" if self.keylock else "open")
+            + " kl=%d" % (1 if self.keylock else 0)  # the key lock (the frame has room for 6)
         )
 
 

@@ -79,7 +79,7 @@ class SideItem(Item):
         self.attr = (("first", "second"), ("first_inc", "second_inc"))[what][i]
 
     def label(self, m):
-        return SIDES[m.game][self.i] + (" inc" if self.what else "")
+        return SIDES[m.game][self.i] + (" +" if self.what else "")  # 8 at most: the glass
 
     def value(self, m):
         v = getattr(m.d, self.attr)
