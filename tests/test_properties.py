@@ -325,9 +325,9 @@ def any_specs(draw):
     elif ot == "canadian":
         spec += " canadian %d/%dms" % (draw(st.integers(1, 4)), draw(st.integers(1000, 60000)))
         spec += draw(st.sampled_from(("", " reset")))  # TC-12
-    spec += draw(st.sampled_from(("", "", " red -40%", " black +25%", " second 30s", " first 2m")))
     if timing == "fischer" and "+" in spec and "+d" not in spec and "+b" not in spec:
-        spec += draw(st.sampled_from(("", " cap 100h")))  # TC-14
+        spec += draw(st.sampled_from(("", " cap 100h")))  # TC-14 (before black +25%'s "+")
+    spec += draw(st.sampled_from(("", "", " red -40%", " black +25%", " second 30s", " first 2m")))
     spec += draw(st.sampled_from(("", " warn 20s", " warn 1m voice")))  # TC-15
     thr = draw(st.one_of(st.just(1000), st.integers(1000, 200000)))  # at least 1 s
     spec += draw(st.sampled_from(("", " record off", " record %dms" % thr)))

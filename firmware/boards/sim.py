@@ -284,13 +284,11 @@ class Board:
             edge = self.levers[arg >> 1].edge(arg & 1 == 1, t)
             if edge:
                 self._push(A.IN_LEVER_DOWN if edge == DOWN else A.IN_LEVER_UP, arg >> 1, t)
-        elif op == "key":  # a tap: down and up at once
-            self._push(A.IN_KEY, arg, t)
-            self._push(A.IN_KEY_UP, arg, t)
-        elif op == "keydown":
-            self._push(A.IN_KEY, arg, t)
-        elif op == "keyup":
-            self._push(A.IN_KEY_UP, arg, t)
+        elif op == "key":  # arg & 7 the key; a tap (< 8) goes down and up at once
+            if arg < 16:
+                self._push(A.IN_KEY, arg & 7, t)
+            if arg < 8 or arg >= 16:
+                self._push(A.IN_KEY_UP, arg & 7, t)
         elif op == "tilt":
             self._push(A.IN_TILT, 0, t)
 

@@ -251,9 +251,11 @@ class App:
                 if c.state in (C.RUNNING, C.PAUSED):
                     c.knock(t)
             elif kind == IN_KEY:
-                self.held = arg
-                self.repeat_at = -1
-                self.on_key(arg, t)
+                self.held = arg  # held: menu 3 s locks or opens, plus/minus repeat
+                self.repeat_at = t + (3000 if arg == KEY_MENU else 500)
+                self.repeat_gap = 250
+                if not self.keylock:  # locked: the keys do nothing; the levers play on
+                    self.on_key(arg, t)
             elif kind == IN_KEY_UP:
                 if arg == self.held:
                     self.held = 0
@@ -264,10 +266,6 @@ class App:
 
     def on_key(self, key, t):
         c = self.clock
-        if key == KEY_MENU:  # held 3 s: the keys lock, or open again (docs/menu.md)
-            self.repeat_at = t + 3000
-        if self.keylock:  # locked: the keys do nothing; the levers play on
-            return
         if self.auth.key_in(key == KEY_OK, t, self.menu != MENU_OFF or c.state == C.RUNNING):
             self.drawn = -1  # #8: pairing took the key (ok x3 starts it, any key ends it)
         elif self.menu:
@@ -304,33 +302,23 @@ class App:
     # -- the standalone setup menu ---------------------------------------------
 
     def repeat(self, t):
-        """The held key at ``t``: plus or minus steps again in a menu; menu
-        held 3 s locks the keys, or opens them."""
+        """The key held at ``t`` (docs/menu.md): menu held 3 s locks the keys
+        or opens them; plus or minus steps again in a menu, sooner each time."""
         key = self.held
         self.repeat_at = -1
         if key == KEY_MENU:
             if self.menu:
                 self.close_menu()  # nothing changes
-            self.set_keylock(not self.keylock, t)
+            self.keylock = not self.keylock
+            self.note(EV_KEYS, -1, t, 1 if self.keylock else 0)
         elif self.menu and key in (KEY_PLUS, KEY_MINUS):
-            gap = self.repeat_gap
-            self.repeat_at = t  # not -1: menu_key starts no new first delay
             self.menu_key(key, t)
-            self.repeat_at = t + gap if self.menu else -1
-            self.repeat_gap = max(50, gap * 3 // 4)
-
-    def set_keylock(self, on, t):
-        """Lock (or open) the arbiter's keys; the levers play on."""
-        self.keylock = on
-        self.held = 0
-        self.repeat_at = -1
-        self.note(EV_KEYS, -1, t, 1 if on else 0)
+            if self.menu:
+                self.repeat_at = t + self.repeat_gap
+                self.repeat_gap = max(50, self.repeat_gap * 3 // 4)
 
     def menu_key(self, key, t):
         self.drawn = -1
-        if key in (KEY_PLUS, KEY_MINUS) and self.held == key and self.repeat_at < 0:
-            self.repeat_at = t + 500  # held: it repeats (App.repeat)
-            self.repeat_gap = 250
         if self.menu == MENU_VOICE:
             try:
                 from .voicemenu import on_key
@@ -389,23 +377,6 @@ class App:
         self.board.set_voice(voice.LANGS[lang])
         self.drawn = -1
         self.note(EV_VOICE, -1, t, lang * 2 + style)
-
-    def voice_args(self, args, now):
-        """``voice [LANG] [up|down]``: either word, or both, in any order."""
-        lang, style = voice.lang, voice.style
-        if len(args) > 2 or (
-            len(args) == 2 and (args[0] in voice.STYLES) == (args[1] in voice.STYLES)
-        ):
-            raise ValueError("voice [%s] [up|down]" % "|".join(voice.LANGS))
-        for w in args:
-            if w in voice.LANGS:
-                lang = voice.LANGS.index(w)
-            elif w in voice.STYLES:
-                style = voice.STYLES.index(w)
-            else:
-                raise ValueError("voice %s|up|down, not %s" % ("|".join(voice.LANGS), P.show(w)))
-        self.set_voice(lang, style, now)
-        return "ok voice %s %s" % (voice.LANGS[lang], voice.STYLES[style])
 
     # -- outputs ---------------------------------------------------------------
 
@@ -696,11 +667,14 @@ class App:
             self.note(EV_VOLUME, -1, now, 0 if self.muted else self.volume)
             return "ok mute " + args[0]
         if op == "voice":  # voice [cmn|yue|ja|ko|en] [up|down] (docs/voice.md)
-            return self.voice_args(args, now)
+            from .voicemenu import voice_args  # loaded for a change, rare
+
+            return voice_args(self, args, now)
         if op == "keys":  # keys lock|open: the arbiter's keys (docs/menu.md); levers play on
             if len(args) != 1 or args[0] not in ("lock", "open"):
                 raise ValueError("keys lock|open")
-            self.set_keylock(args[0] == "lock", now)
+            self.keylock = args[0] == "lock"
+            self.note(EV_KEYS, -1, now, 1 if self.keylock else 0)
             return "ok keys " + args[0]
         if op == "trim":  # trim PPM: the crystal runs this fast (+) or slow (-)
             ppm = number(_arg(args, 0, "trim PPM"), -1000, 1000, "trim PPM")

@@ -273,12 +273,6 @@ def _parse(r):
                 if st.inc:
                     r.fail("the increment is given twice", pos)
                 st.inc = inc
-        elif w == "upcount":  # #31: upcount as a stage, after main time
-            if overtime is not None:
-                r.fail("only one overtime: count, byoyomi, canadian or upcount", pos)
-            from .upcount import Upcount  # loaded only by those who use it
-
-            overtime = Upcount()
         elif w in ("bronstein", "delay", "hourglass"):
             if timing != FISCHER:
                 r.fail("only one of bronstein, delay or hourglass", pos)
@@ -289,10 +283,14 @@ def _parse(r):
                 delay = r.duration("the delay")
                 if delay <= 0:
                     r.fail("the delay must be positive", pos)
-        elif w in ("count", "byoyomi", "canadian"):
+        elif w in ("count", "byoyomi", "canadian", "upcount"):
             if overtime is not None:
                 r.fail("only one overtime: count, byoyomi, canadian or upcount", pos)
-            if w == "count":
+            if w == "upcount":  # #31: upcount as a stage, after main time
+                from .upcount import Upcount  # loaded only by those who use it
+
+                overtime = Upcount()
+            elif w == "count":
                 period = r.duration("the count period")
                 if not 1000 <= period <= 60000 or period % 1000:
                     r.fail("the count period is 1s to 60s in whole seconds", pos)

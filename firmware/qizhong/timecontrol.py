@@ -88,7 +88,6 @@ class SideTime:
         self.flagged = False
         self.recorded = False  # TC-9 threshold crossed (latched)
         self.warned = False  # TC-15 low-time warning given (this stage)
-        self.inc0 = -1  # #31: the side's own increment in the first stage (-1: the stage's)
 
 
 class Overtime:
@@ -430,7 +429,6 @@ class TimeControl:
         s.flagged = False
         s.recorded = False
         s.warned = False
-        s.inc0 = self.first_inc if side == 0 else self.second_inc
         s.periods = 0
         s.bank = 0
         s.left = 0
@@ -555,15 +553,21 @@ class TimeControl:
         s.mu += e
         return used
 
-    def complete(self, s):
-        """End the move in progress: increments, overtime and stage bookkeeping."""
+    def complete(self, s, side=0):
+        """End side ``side``'s move in progress: increments (its own, #31),
+        overtime and stage bookkeeping."""
         if s.ot:
             self.overtime.complete(s)  # type: ignore[union-attr]
         else:
             st = self.stages[s.stage]
             timing = self.timing_of(s.stage)
             if timing == FISCHER:
-                v = _cap(s.main + (st.inc if s.stage or s.inc0 < 0 else s.inc0))
+                inc = st.inc
+                if not s.stage:  # #31: a side's own increment, in the first stage
+                    own = self.second_inc if side else self.first_inc
+                    if own >= 0:
+                        inc = own
+                v = _cap(s.main + inc)
                 cap = self.cap  # TC-14: not above the cap, never below what it was
                 if cap and v > cap:
                     v = cap if s.main < cap else s.main
