@@ -319,10 +319,18 @@ def _parse(r):
                 if not 1 <= n <= 999 or period < 1000:
                     r.fail("Canadian is 1 to 999 moves in at least 1s", pos)
                 r.skip()
+                step = 0
+                if r.text.startswith("step", r.i):  # #31: progressive, step more a block
+                    r.word()
+                    r.skip()
+                    step = r.int("the moves more a block")
+                    if not 1 <= step <= 99:
+                        r.fail("a Canadian step is 1 to 99 moves", pos)
+                    r.skip()
                 reset = r.text.startswith("reset", r.i)  # TC-12: each block afresh
                 if reset:
                     r.word()
-                overtime = Canadian(n, period, reset)
+                overtime = Canadian(n, period, reset, step)
         elif w in ("red", "black"):
             sign = r.peek()
             if sign not in "+-" or not sign:
@@ -481,6 +489,8 @@ def _parts(tc, split_stages=False):
             parts.append("upcount")
         else:
             s = "canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False))
+            if ot.step:
+                s += " step %d" % ot.step
             parts.append(s + " reset" if ot.reset_blocks else s)
     if tc.handicap < 0:
         parts.append("red -%d%%" % -tc.handicap)

@@ -220,14 +220,18 @@ class ByoYomi(Overtime):
 
 class Canadian(Overtime):
     """TC-7 Canadian: ``moves`` moves within ``period`` ms; unused time carries
-    over, or with ``reset`` (TC-12) each block starts again at ``period``."""
+    over, or with ``reset`` (TC-12) each block starts again at ``period``.
+    ``step`` (#31, progressive: "10 in 5, 20 in 5, 30 in 5", docs/rules.md
+    TC-7): each later block has ``step`` moves more; the side's ``periods``
+    counts the blocks done (journaled with it)."""
 
     kind = "canadian"
 
-    def __init__(self, moves=15, period=600000, reset=False):
+    def __init__(self, moves=15, period=600000, reset=False, step=0):
         self.moves = moves
         self.period = period
         self.reset_blocks = reset
+        self.step = step
         self.retable()
 
     def retable(self):
@@ -260,7 +264,9 @@ class Canadian(Overtime):
     def complete(self, s):
         s.left -= 1
         if s.left <= 0:  # block done: a fresh block, plus what is left over (TC-7)
-            s.left = self.moves
+            if self.step and s.periods < MAX_PERIODS:  # blocks done, when they grow
+                s.periods += 1
+            s.left = self.block_moves(s)
             s.bank = self.period if self.reset_blocks else _cap(s.bank + self.period)
             s.cue = 0
 
@@ -268,9 +274,15 @@ class Canadian(Overtime):
         v = s.bank - x
         return v if v > 0 else 0
 
+    def block_moves(self, s):
+        """The moves of ``s``'s block now (#31: ``step`` more each block)."""
+        n = self.moves + s.periods * self.step
+        return n if n < 999 else 999
+
     def __eq__(self, other):
         return (
             isinstance(other, Canadian)
+            and self.step == other.step
             and self.moves == other.moves
             and self.period == other.period
             and self.reset_blocks == other.reset_blocks

@@ -822,6 +822,32 @@ CASES = [
         ],
     ),
     (
+        "#31 progressive Canadian: each block has step moves more (BGA: 10 in 5, 20 in 5 ...)",
+        [
+            ("new", "10s canadian 2/60s step 1"),
+            ("start", 0),
+            ("press", 0, 1000),  # main 9000
+            ("press", 1, 2000),  # Black main 9000
+            ("press", 0, 12000),  # Red: 9000 from 2000 out at 11000, 1000 into block 1 (2 moves)
+            ("block", 0, 1),
+            ("left", 0, 12000, 59000),
+            ("press", 1, 13000),
+            ("press", 0, 14000),  # block 1 done with 58000 left: block 2 of 3 moves
+            ("block", 0, 3),
+            ("periods", 0, 1),
+            ("left", 0, 14000, 118000),  # 58000 + 60000: carried over (TC-7)
+            ("press", 1, 15000),
+            ("press", 0, 16000),
+            ("press", 1, 17000),
+            ("press", 0, 18000),
+            ("press", 1, 19000),
+            ("press", 0, 20000),  # block 2's third move: block 3 of 4 moves
+            ("block", 0, 4),
+            ("periods", 0, 2),
+            ("left", 0, 20000, 175000),  # 118000 - 3 x 1000 + 60000
+        ],
+    ),
+    (
         "TC-14 Fischer with a cap: an increment never goes above it",
         [
             ("new", "1m+10s cap 65s"),
