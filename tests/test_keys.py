@@ -204,3 +204,15 @@ def test_every_setting_reads_whole_on_the_segment_glass(game):
             assert digits == (number if number.isdigit() else ""), (value, digits)
             if m.key(0, True):
                 break
+
+
+def test_the_arbiter_reads_the_new_controls_in_words():
+    """``qizhong tc``'s description (EQ-6) of #31's controls."""
+    from qizhong.core import tcspec
+    from qizhong.timecontrol import describe
+
+    assert "counts up the time over" in " ".join(describe(tcspec.parse("5m upcount")))
+    text = " ".join(describe(tcspec.parse("60m canadian 10/5m step 10")))
+    assert "10 moves in 5m" in text and "each block 10 moves more" in text
+    text = " ".join(describe(tcspec.parse("5m+3s second 4m+2s")))
+    assert "second's own increment in the first stage: +2s" in text

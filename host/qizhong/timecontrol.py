@@ -254,15 +254,18 @@ def describe(tc: TimeControl) -> list[str]:
                 "Then byo-yomi: %d periods of %s; a move inside a period uses none (TC-6)"
                 % (ot.count, fmt_ms(ot.period))
             )
+        elif ot.kind == "upcount":
+            lines.append("Then the clock counts up the time over; no flag (upcount as a stage)")
         else:
             lines.append(
-                "Then Canadian: %d moves in %s, %s"
+                "Then Canadian: %d moves in %s, %s%s"
                 % (
                     ot.moves,
                     fmt_ms(ot.period),
                     "each block afresh (TC-12)"
                     if ot.reset_blocks
                     else "unused time carries over (TC-7)",
+                    "; each block %d moves more (progressive)" % ot.step if ot.step else "",
                 )
             )
     if tc.handicap < 0:
