@@ -4,7 +4,7 @@
 The jig speaks the simulated board's world lines (docs/sim.md) on its own USB
 serial, so a scenario runner can drive a real clock through it:
 
-  host -> jig   sync | at T | lever L down T | lever L up T | key NAME T | tilt T | quit
+  host -> jig   sync | at T | lever L down T | lever L up T | key NAME [down|up] T | tilt T | quit
   jig -> host   hello jig 1 | idle T D | beep T 0|1 | cue T ID | amp T 0|1 | err TEXT
 
 T is jig time in ms (0 at ``sync``). Each line acts at its T (at once when T
@@ -204,6 +204,9 @@ class Jig:
             await self.advance(t)
             await self._drive(ch, True, t)
             self._later(t + KEY_MS, ch, False)
+        elif op == "key" and len(words) == 4 and words[1] in KEYS and words[2] in ("down", "up"):
+            await self.advance(t)  # a key held from down to up (hold-to-repeat)
+            await self._drive(2 + KEYS.index(words[1]), words[2] == "down", t)
         elif op == "tilt" and len(words) == 2:
             await self.advance(t)
             await self._drive(TILT, False, t)

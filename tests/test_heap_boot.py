@@ -28,7 +28,9 @@ def readme_heap_k():
 @pytest.mark.parametrize("more", [0, 8])
 def test_boots_and_plays_with_the_journal_in_the_readme_heap(tmp_path, more):
     k = readme_heap_k() + more  # the README's two sizes
-    assert k - more <= 208, "the heap went up: bring it down, or say so"
+    # 208k until #31 (its keys, per-side increments and upcount stage): the menu's
+    # test after a game then failed at 208k in 3 of 5 runs at one path (README)
+    assert k - more <= 212, "the heap went up: bring it down, or say so"
     with Sim(flash=str(tmp_path / "flash.img"), options=("-X", "heapsize=%dk" % k)) as sim:
         sim.command("config 15m+10s")
         sim.key("start", 0)

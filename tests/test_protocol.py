@@ -299,4 +299,4 @@ def test_the_widest_status_reply_fits_a_frame():
     f = dict(w.split("=", 1) for w in text.split()[2:])
     assert f["t"] == "536869912" and f["left"] == "360000000,360000000"
     widest = len("r 65535 " + text) + len("2147483647") - len(f["seq"]) + 2 - len(f["run"])
-    assert widest <= proto.MAX_BODY, widest  # 194 of 200 with the freeze field
+    assert widest <= proto.MAX_BODY, widest  # 199 of 200 with the freeze and kl fields

@@ -22,15 +22,26 @@ SHOTS = {
     "preset": ["menu", "minus", "ok"],
     "stage": ["menu", "minus", "ok", "ok", "ok", "ok", "ok", "ok"],
     "overtime": ["menu", "plus", "ok"] + ["ok"] * 6,
-    "error": ["menu"] + ["ok"] * 9 + ["plus", "ok", "plus", "start"],
+    "error": ["menu"] + ["ok"] * 10 + ["plus", "ok", "ok", "plus", "start"],
+}
+
+
+# the battery board's segment glasses (#31): name: the keys from a fresh clock
+GLASS_SHOTS = {
+    "glass-game": ["menu"],
+    "glass-base": ["menu", "minus", "ok", "plus", "ok", "ok", "ok"],
+    "glass-how": ["menu", "minus", "ok", "plus", "ok", "ok", "ok", "ok"],
+    "glass-error": SHOTS["error"],
 }
 
 
 def main(argv: list[str]) -> int:
     dest = argv[1] if len(argv) > 1 else os.path.join(ROOT, "docs", "img")
     os.makedirs(dest, exist_ok=True)
-    for name, keys in SHOTS.items():
-        with Sim() as sim:
+    shots = [(n, k, "oled") for n, k in SHOTS.items()]
+    shots += [(n, k, "battery") for n, k in GLASS_SHOTS.items()]
+    for name, keys, board in shots:
+        with Sim(board=board) as sim:
             for i, key in enumerate(keys):
                 sim.key(key, 100 * (i + 1))
             path = os.path.join(dest, "menu-%s.png" % name)

@@ -681,8 +681,8 @@ class Pico:
         self._settle_lever(0)
         self._settle_lever(1)
         for j in range(_TILT):  # keys: pressed pulls low
-            if self._settle(j, now, KEY_MS) and not self._level[j]:
-                self._push(A.IN_KEY, KEYS[j][1], now)
+            if self._settle(j, now, KEY_MS):  # down, and up (hold-to-repeat ends there)
+                self._push(A.IN_KEY_UP if self._level[j] else A.IN_KEY, KEYS[j][1], now)
         # OLED board: the switch opens when the clock falls (pin high); battery
         # board: it closes (pin low), so it draws nothing while the clock stands.
         if self._settle(_TILT, now, TILT_MS) and self._level[_TILT] != self.TILT_UPRIGHT:

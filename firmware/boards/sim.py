@@ -4,7 +4,7 @@
 Serial is stdin/stdout (a pty: pyserial sees the bytes of USB). The world is
 a TCP line protocol with the host's simulator on 127.0.0.1 (QIZHONG_WORLD):
 
-  host -> board   at T | lever L down|up T | key NAME T | tilt T | frame
+  host -> board   at T | lever L down|up T | key NAME [down|up] T | tilt T | frame
                   | quit | cut N | sync | power
   board -> host   hello sim 1 | idle T D N | wake T D N | sync N | beep T 0|1
                   | cue T ID | fb I HEX T [X,Y,HEX...] | volume T V | voice T LANG
@@ -284,8 +284,11 @@ class Board:
             edge = self.levers[arg >> 1].edge(arg & 1 == 1, t)
             if edge:
                 self._push(A.IN_LEVER_DOWN if edge == DOWN else A.IN_LEVER_UP, arg >> 1, t)
-        elif op == "key":
-            self._push(A.IN_KEY, arg, t)
+        elif op == "key":  # arg & 7 the key; a tap (< 8) goes down and up at once
+            if arg < 16:
+                self._push(A.IN_KEY, arg & 7, t)
+            if arg < 8 or arg >= 16:
+                self._push(A.IN_KEY_UP, arg & 7, t)
         elif op == "tilt":
             self._push(A.IN_TILT, 0, t)
 

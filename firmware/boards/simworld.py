@@ -56,8 +56,8 @@ def stamp(board, sent, max_age, mask):
 
 def parse(words, key_names):
     """``(op, arg, t)``: quit, frame, cut (arg: bytes ahead), lever (arg:
-    2 * lever + down), key (arg: its index in ``key_names``), at, tilt; t the
-    line's T (-1: none). ValueError says what a line should be."""
+    2 * lever + down), key (arg: its index in ``key_names``, +8 down only,
+    +16 up only), at, tilt; t the line's T (-1: none). ValueError says what a line should be."""
     op = words[0]
     n = len(words)
     if op == "quit" or op == "frame":
@@ -72,11 +72,14 @@ def parse(words, key_names):
         if words[2] not in ("down", "up"):
             raise ValueError("lever L down|up T")
         arg = 2 * _int(words[1], 0, 1, "lever L") + (words[2] == "down")
-    elif op == "key":
-        _arity(n, 3, "key NAME T")
+    elif op == "key":  # key NAME T: a tap; key NAME down|up T: held from down to up
+        if n == 4 and words[2] in ("down", "up"):
+            arg = 8 if words[2] == "down" else 16
+        else:
+            _arity(n, 3, "key NAME [down|up] T")
         if words[1] not in key_names[1:]:
             raise ValueError("no key %s" % words[1][:16])
-        arg = key_names.index(words[1])
+        arg += key_names.index(words[1])
     elif op == "at" or op == "tilt":
         _arity(n, 2, op + " T")
     else:

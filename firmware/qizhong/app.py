@@ -23,6 +23,7 @@ IN_LEVER_DOWN = 1
 IN_LEVER_UP = 2
 IN_KEY = 3
 IN_TILT = 4
+IN_KEY_UP = 5  # a key let go (hold-to-repeat, the lock's long press)
 
 # Arbiter keys.
 KEY_START = 1  # start / pause / resume
@@ -43,12 +44,19 @@ EV_TRIM = 21  # arg: ppm
 EV_BOOT = 22  # the clock started
 EV_PAIR = 23  # #8: arg 1 paired (a new key), 0 unpaired
 EV_VOICE = 24  # arg: language * 2 + style (voice.LANGS, voice.STYLES)
-EVENT_NAMES = C.EVENT_NAMES + ("config", "levers", "volume", "trim", "boot", "pair", "voice")
+EV_KEYS = 25  # arg: 1 the arbiter's keys locked, 0 open again
+EVENT_NAMES = C.EVENT_NAMES + (
+    "config", "levers", "volume", "trim", "boot", "pair", "voice", "keys",
+)  # fmt: skip
 
 # The standalone setup menu (no computer): firmware/qizhong/menu.py, docs/menu.md.
 MENU_OFF = 0
 MENU_ON = 1
 MENU_VOICE = 4  # plus or minus on an idle clock: the voice and its count (docs/voice.md)
+
+# Hold-to-repeat on plus/minus in a menu (docs/menu.md): the first repeat 500 ms
+# on (the DGT 3000 repeats a key held "longer than 1 second"), then gaps from
+# 250 ms shrinking by a quarter each repeat to 50 ms, as on a DGT clock.
 
 
 SPEC_MAX = 160  # a time control's canonical text: it fits "r ID ok tc SPEC" and the journal
@@ -77,6 +85,10 @@ class App:
         self.game = 0  # the menu's game (menu.GAMES), kept for the next opening
         self.slots = None  # type: list[str] | None # the user slots (menu.load_slots)
         self.menu_voice = 0  # MENU_VOICE: language * 2 + style
+        self.held = 0  # the key held down (0: none), for its repeat or the unlock
+        self.repeat_at = -1  # when the held key acts again (-1: never)
+        self.repeat_gap = 250
+        self.keylock = False  # the arbiter locked the keys (keys lock, or the menu's lock)
         # The serial link: frames in, replies and events out, the recent events kept.
         self.dec = P.Decoder()
         self.enc = P.Encoder(EVENT_NAMES)
@@ -135,6 +147,8 @@ class App:
             self.redraw_at = max(0, self.redraw_at - d)
         if self.beep_until >= 0:
             self.beep_until = max(0, self.beep_until - d)
+        if self.repeat_at >= 0:
+            self.repeat_at = max(0, self.repeat_at - d)
 
     def step(self, now):
         """Apply inputs stamped up to ``now``, then fire the clock's events."""
@@ -144,6 +158,8 @@ class App:
             if not kind:
                 break
             self.on_input(kind, b.in_arg, b.in_t)
+        while 0 <= self.repeat_at <= now:  # a held key, each repeat at its own instant
+            self.repeat(self.repeat_at)
         c = self.clock
         while c.tick(now) >= C.Clock.EVENTS:
             self.drain()
@@ -160,6 +176,8 @@ class App:
         d = self.clock.next_deadline()
         if self.beep_until >= 0 and (d < 0 or self.beep_until < d):
             d = self.beep_until
+        if self.repeat_at >= 0 and (d < 0 or self.repeat_at < d):
+            d = self.repeat_at
         p = self.auth.deadline()  # the pairing code goes off the displays
         if p >= 0 and (d < 0 or p < d):
             d = p
@@ -233,7 +251,15 @@ class App:
                 if c.state in (C.RUNNING, C.PAUSED):
                     c.knock(t)
             elif kind == IN_KEY:
-                self.on_key(arg, t)
+                self.held = arg  # held: menu 3 s locks or opens, plus/minus repeat
+                self.repeat_at = t + (3000 if arg == KEY_MENU else 500)
+                self.repeat_gap = 250
+                if not self.keylock:  # locked: the keys do nothing; the levers play on
+                    self.on_key(arg, t)
+            elif kind == IN_KEY_UP:
+                if arg == self.held:
+                    self.held = 0
+                    self.repeat_at = -1
         except C.ClockError:
             pass  # a key that means nothing now does nothing
         self.drain()
@@ -245,7 +271,9 @@ class App:
         elif self.menu:
             self.menu_key(key, t)
         elif key in (KEY_PLUS, KEY_MINUS) and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
-            self.open_voice_menu()
+            self.menu = MENU_VOICE  # qizhong/voicemenu.py, loaded while it is open
+            self.menu_voice = voice.lang * 2 + voice.style
+            self.drawn = -1
         elif key == KEY_MENU and c.state in (C.IDLE, C.FLAGGED, C.FINISHED):
             try:  # loaded when opened: the boot heap stays as it was
                 from .menuload import load
@@ -273,10 +301,33 @@ class App:
 
     # -- the standalone setup menu ---------------------------------------------
 
+    def repeat(self, t):
+        """The key held at ``t`` (docs/menu.md): menu held 3 s locks the keys
+        or opens them; plus or minus steps again in a menu, sooner each time."""
+        key = self.held
+        self.repeat_at = -1
+        if key == KEY_MENU:
+            if self.menu:
+                self.close_menu()  # nothing changes
+            self.keylock = not self.keylock
+            self.note(EV_KEYS, -1, t, 1 if self.keylock else 0)
+        elif self.menu and key in (KEY_PLUS, KEY_MINUS):
+            self.menu_key(key, t)
+            if self.menu:
+                self.repeat_at = t + self.repeat_gap
+                self.repeat_gap = max(50, self.repeat_gap * 3 // 4)
+
     def menu_key(self, key, t):
         self.drawn = -1
         if self.menu == MENU_VOICE:
-            self.voice_menu_key(key, t)
+            try:
+                from .voicemenu import on_key
+
+                on_key(self, key, t)
+            except MemoryError:
+                self.menu = MENU_OFF
+            if not self.menu:
+                self.close_menu()
         elif key == KEY_MENU or self.setup is None:  # leave, nothing changed
             self.close_menu()
         else:
@@ -289,7 +340,12 @@ class App:
 
     def draw_menu(self):
         if self.menu == MENU_VOICE:
-            self.draw_voice_menu()
+            try:
+                from .voicemenu import draw
+
+                draw(self)
+            except MemoryError:
+                self.close_menu()
         elif self.setup is not None:
             try:
                 self.setup.draw(self.board)
@@ -321,52 +377,6 @@ class App:
         self.board.set_voice(voice.LANGS[lang])
         self.drawn = -1
         self.note(EV_VOICE, -1, t, lang * 2 + style)
-
-    def voice_args(self, args, now):
-        """``voice [LANG] [up|down]``: either word, or both, in any order."""
-        lang, style = voice.lang, voice.style
-        if len(args) > 2 or (
-            len(args) == 2 and (args[0] in voice.STYLES) == (args[1] in voice.STYLES)
-        ):
-            raise ValueError("voice [%s] [up|down]" % "|".join(voice.LANGS))
-        for w in args:
-            if w in voice.LANGS:
-                lang = voice.LANGS.index(w)
-            elif w in voice.STYLES:
-                style = voice.STYLES.index(w)
-            else:
-                raise ValueError("voice %s|up|down, not %s" % ("|".join(voice.LANGS), P.show(w)))
-        self.set_voice(lang, style, now)
-        return "ok voice %s %s" % (voice.LANGS[lang], voice.STYLES[style])
-
-    def open_voice_menu(self):
-        self.menu = MENU_VOICE
-        self.menu_voice = voice.lang * 2 + voice.style
-        self.drawn = -1
-
-    def voice_menu_key(self, key, t):
-        """Plus and minus step through language and count; ok takes it, menu leaves."""
-        n = 2 * len(voice.LANGS)
-        if key == KEY_MENU:
-            self.menu = MENU_OFF
-        elif key in (KEY_PLUS, KEY_MINUS):
-            self.menu_voice = (self.menu_voice + (1 if key == KEY_PLUS else -1)) % n
-        elif key in (KEY_OK, KEY_START):
-            self.menu = MENU_OFF
-            self.set_voice(self.menu_voice // 2, self.menu_voice % 2, t)
-
-    def draw_voice_menu(self):
-        v = self.menu_voice
-        lines = (
-            ("VOICE", voice.LANGS[v // 2], "count " + voice.STYLES[v % 2]),
-            ("now " + voice.LANGS[voice.lang], voice.STYLES[voice.style], "+/- ok"),
-        )
-        for i in (0, 1):
-            fb = self.board.fb[i]
-            fb.fill(0)
-            for row, text in enumerate(lines[i]):
-                fb.text(text, 0, 8 + 16 * row, 1)
-            self.board.show(i)
 
     # -- outputs ---------------------------------------------------------------
 
@@ -657,7 +667,15 @@ class App:
             self.note(EV_VOLUME, -1, now, 0 if self.muted else self.volume)
             return "ok mute " + args[0]
         if op == "voice":  # voice [cmn|yue|ja|ko|en] [up|down] (docs/voice.md)
-            return self.voice_args(args, now)
+            from .voicemenu import voice_args  # loaded for a change, rare
+
+            return voice_args(self, args, now)
+        if op == "keys":  # keys lock|open: the arbiter's keys (docs/menu.md); levers play on
+            if len(args) != 1 or args[0] not in ("lock", "open"):
+                raise ValueError("keys lock|open")
+            self.keylock = args[0] == "lock"
+            self.note(EV_KEYS, -1, now, 1 if self.keylock else 0)
+            return "ok keys " + args[0]
         if op == "trim":  # trim PPM: the crystal runs this fast (+) or slow (-)
             ppm = number(_arg(args, 0, "trim PPM"), -1000, 1000, "trim PPM")
             self.board.set_trim(ppm)
@@ -696,6 +714,7 @@ class App:
             )
             + " auth=%d" % (0 if self.auth.key is None else 1)  # #8: paired
             + " freeze=%d" % (1 if c.tc.freezes() else 0)  # a flag stops both clocks
+            + " kl=%d" % (1 if self.keylock else 0)  # the key lock (the frame has room for 6)
         )
 
 

@@ -307,7 +307,7 @@ class Clock:
         if s.flagged:  # play goes on after a flag that did not freeze: no credits
             s.mu = 0
             s.moves += 1
-        elif self.tc.complete(s):
+        elif self.tc.complete(s, side):
             self._emit(EV_STAGE, side, t, s.stage)
         self._emit(EV_PRESS, side, t, self.tc.left_ms(s, 0))
         self.run = 1 - side

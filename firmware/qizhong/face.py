@@ -205,7 +205,7 @@ class Face:
         elif kind == "canadian" and s.ot and not s.flagged:
             x = self.number(s.left, OT_X, c)
             fb.text("/", x, TEXT_Y, c)
-            self.number(ot.moves, x + 8, c)
+            self.number(ot.block_moves(s), x + 8, c)  # #31: a progressive block's own
         if s.flagged:
             self.icon(FLAG_ICON, STATE_X, c)
             if clock.first_flag == side:

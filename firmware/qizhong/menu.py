@@ -1,22 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The standalone setup menu (#24, docs/menu.md): every setting on the clock alone.
-
-Its logic is here; how its text is drawn is the caller's (``lines`` gives each
-display's rows, ``current`` the item and its value for a face with room for
-little). Keys: plus/minus change the item shown, ok steps to the next one (on
-the last it applies), start applies at once from anywhere, menu leaves with
-nothing changed.
-
-The menu edits a ``Draft``, a control taken apart into plain numbers, and
-builds a spec from it: ``tcspec.parse`` checks the result, so the menu can
-never set what a host could not. Other settings (a voice, a language) join
-with ``Menu.add(Item(...))``. Nothing here runs while a game runs.
-
-The settings are in ``menuitems``, ``menulist`` and ``menuclauses``, the draft in
-``menudraft``, the rows and the slots in ``menuview``: small modules, each
-compiled on its own (``menuload``), so that the menu opens after a game in
-the simulator's heap.
-"""
+"""The standalone setup menu (#24): every setting on the clock alone.
+docs/menu.md is its manual (short here: the menu compiles after a game)."""
 
 from . import menuview, tcspec
 from .menudraft import Draft
@@ -125,15 +109,11 @@ class Menu:
             app.clock.configure(tc, t, False)
             app.note(18, -1, t, 3)  # app.EV_CONFIG: from the setup menu
 
-    def draw(self, board):
-        """The rows, as text on each of the board's displays."""
+    def draw(self, board):  # menuview.draw
         menuview.draw(self, board)
 
-    def current(self):
-        """The item shown, as (label, value)."""
+    def current(self):  # menuview.current
         return menuview.current(self)
 
-    def lines(self, display):
-        """Display 0: SETUP, the game and the control a stage a row (never
-        cut); display 1: the item being set and the next ones, or the error."""
+    def lines(self, display):  # menuview.lines
         return menuview.lines(self, display)

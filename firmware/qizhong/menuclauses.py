@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The setup menu's settings after the stages (docs/menu.md): the overtime,
-each side's own time, the handicap, the cap, the warning, the recording
+each side's own time (``menustages``), the handicap, the cap, the warning, the recording
 threshold, the flag and the slot. Apart from ``menulist`` so that each
 compiles on its own: the menu then opens after a game in a smaller heap."""
 
@@ -9,17 +9,50 @@ from .menuitems import (
     HANDICAPS,
     OVERTIMES,
     RECORDS,
-    SIDES,
     SLOTS,
-    UPCOUNT,
     WARNS,
     Item,
+    _clamp,
     _cycle,
     _plain,
-    _set,
     base_step,
 )
-from .timecontrol import FISCHER
+from .menustages import SideItem
+from .timecontrol import FISCHER, UPCOUNT
+
+# label, the draft's field, lo, hi, step, the overtimes it is for (menuitems.OVERTIMES),
+# shown as: True seconds, False minutes, None a number
+OT_ROWS = (
+    ("count", "count", 1000, 60000, 1000, (1,), True),
+    ("grace", "grace", 0, 5000, 100, (1,), True),
+    ("periods", "periods", 1, 99, 1, (2,), None),
+    ("period", "period", 5000, 600000, 5000, (2,), True),
+    ("moves", "block_moves", 1, 99, 1, (3, 4), None),
+    ("block", "block", 60000, 3600000, 60000, (3, 4), False),
+)
+
+
+class OtItem(Item):
+    """One row of ``OT_ROWS``."""
+
+    def __init__(self, row):
+        self.row = row
+        self._label = row[0]
+
+    def label(self, m):
+        return self._label
+
+    def value(self, m):
+        v = getattr(m.d, self.row[1])
+        return "%d" % v if self.row[6] is None else tcspec.fmt_ms(v, self.row[6])
+
+    def shown(self, m):
+        return _plain(m) and m.d.ot in self.row[5]
+
+    def step(self, m, d):
+        r = self.row
+        setattr(m.d, r[1], _clamp(getattr(m.d, r[1]) + d * r[4], r[2], r[3]))
+
 
 FLAGS = (None, True, False)  # after a flag: the mode's default, both clocks stop, play goes on
 FLAG_NAMES = ("auto", "freeze", "run")
@@ -28,20 +61,6 @@ FLAG_NAMES = ("auto", "freeze", "run")
 def items():
     """The settings after the stages, a new list."""
     d_ = tcspec.fmt_ms
-
-    def side_base(i):
-        attr = ("first", "second")[i]
-
-        def f(m, d):
-            v = max(1000, base_step(getattr(m.d, attr) or m.d.stages[0][1], d))
-            setattr(m.d, attr, 0 if v == m.d.stages[0][1] else v)  # 0: the stage's own
-
-        return Item(
-            lambda m: SIDES[m.game][i],
-            lambda m: d_(getattr(m.d, attr), False) if getattr(m.d, attr) else "same",
-            f,
-            lambda m: _plain(m) and m.d.stages[0][2] != UPCOUNT,
-        )
 
     def handicap_step(m, d):
         m.d.handicap = _cycle(HANDICAPS, m.d.handicap, d)
@@ -62,7 +81,8 @@ def items():
         m.d.ot = (m.d.ot + d) % len(OVERTIMES)
 
     def fischer_inc(m):
-        return _plain(m) and any(s[2] == FISCHER and s[3] for s in m.d.stages)
+        own = max(m.d.first_inc, m.d.second_inc)  # #31: a side's own increment
+        return _plain(m) and (own > 0 or any(s[2] == FISCHER and s[3] for s in m.d.stages))
 
     def record_step(m, d):  # TC-9
         m.d.record = _cycle(RECORDS, m.d.record, d)
@@ -75,20 +95,8 @@ def items():
 
     return [
         Item("overtime", lambda m: OVERTIMES[m.d.ot], ot_step, _plain),
-        Item("count", lambda m: d_(m.d.count), _set("count", 1000, 60000, 1000),
-             lambda m: _plain(m) and m.d.ot == 1),
-        Item("grace", lambda m: d_(m.d.grace), _set("grace", 0, 5000, 100),
-             lambda m: _plain(m) and m.d.ot == 1),
-        Item("periods", lambda m: "%d" % m.d.periods, _set("periods", 1, 99, 1),
-             lambda m: _plain(m) and m.d.ot == 2),
-        Item("period", lambda m: d_(m.d.period), _set("period", 5000, 600000, 5000),
-             lambda m: _plain(m) and m.d.ot == 2),
-        Item("moves", lambda m: "%d" % m.d.block_moves, _set("block_moves", 1, 99, 1),
-             lambda m: _plain(m) and m.d.ot >= 3),
-        Item("block", lambda m: d_(m.d.block, False), _set("block", 60000, 3600000, 60000),
-             lambda m: _plain(m) and m.d.ot >= 3),
-        side_base(0),
-        side_base(1),
+    ] + [OtItem(row) for row in OT_ROWS] + [
+        SideItem(0, 0), SideItem(0, 1), SideItem(1, 0), SideItem(1, 1),
         Item("handicap", lambda m: ("%+d%%" % m.d.handicap) if m.d.handicap else "off",
              handicap_step, lambda m: _plain(m) and m.d.stages[0][2] != UPCOUNT),
         Item("cap", lambda m: d_(m.d.cap, False) if m.d.cap else "off", cap_step, fischer_inc),

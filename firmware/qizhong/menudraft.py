@@ -20,6 +20,8 @@ class Draft:
         self.handicap = 0
         self.first = 0
         self.second = 0
+        self.first_inc = -1  # #31: a side's own increment (-1: the stage's)
+        self.second_inc = -1
         self.cap = 0
         self.warn = 0
         self.voice = False
@@ -41,11 +43,14 @@ class Draft:
                 self.ot, self.count, self.grace = 1, ot.period, ot.grace
             elif ot.kind == "byoyomi":
                 self.ot, self.periods, self.period = 2, ot.count, ot.period
+            elif ot.kind == "upcount":  # #31: the time over counts up
+                self.ot = 5
             else:
                 self.ot = 4 if ot.reset_blocks else 3
                 self.block_moves, self.block = ot.moves, ot.period
         self.handicap = tc.handicap
         self.first, self.second = tc.first, tc.second
+        self.first_inc, self.second_inc = tc.first_inc, tc.second_inc
         self.cap, self.warn, self.voice = tc.cap, tc.warn, tc.warn_voice
         self.record, self.freeze = tc.record, tc.freeze
 
@@ -76,6 +81,8 @@ class Draft:
             parts.append("count " + fmt(self.count) + " grace " + fmt(self.grace))
         elif self.ot == 2:
             parts.append("byoyomi %dx%s" % (self.periods, fmt(self.period)))
+        elif self.ot == 5:
+            parts.append("upcount")
         elif self.ot >= 3:
             parts.append("canadian %d/%s" % (self.block_moves, fmt(self.block, False)))
             if self.ot == 4:
@@ -84,9 +91,15 @@ class Draft:
             parts.append(
                 "red -%d%%" % -self.handicap if self.handicap < 0 else "black +%d%%" % self.handicap
             )
-        for word, v in (("first", self.first), ("second", self.second), ("cap", self.cap)):
+        for word, v, inc in (
+            ("first", self.first, self.first_inc),
+            ("second", self.second, self.second_inc),
+            ("cap", self.cap, -1),
+        ):
+            if inc >= 0:  # #31: its own increment; its base the stage's unless its own
+                v = v or self.stages[0][1]
             if v:
-                parts.append(word + " " + fmt(v, False))
+                parts.append(word + " " + fmt(v, False) + ("+" + fmt(inc) if inc >= 0 else ""))
         if self.warn:
             parts.append("warn " + fmt(self.warn, False) + (" voice" if self.voice else ""))
         if self.record != tcspec.RECORD_MS:

@@ -1,13 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The setup menu's settings (#24, docs/menu.md): each one's label, value and step.
-
-Apart from ``menu.py`` so that each compiles on its own: from source, the
-compiler's peak is that of one module, and the clock opens its menu after a
-game in the README's heap (``benchmarks/firmware.py`` scans it).
-"""
+"""The setup menu's settings (#24, docs/menu.md): label, value, step.
+Small modules, each compiled alone (docs/menu.md, "For other faces")."""
 
 from . import tcspec
-from .timecontrol import FISCHER, HOURGLASS, UPCOUNT
+from .timecontrol import HOURGLASS
 
 GAMES = ("xiangqi", "go", "chess")
 SIDES = (("red", "black"), ("black", "white"), ("white", "black"))  # the first mover first
@@ -22,8 +18,8 @@ PRESETS = (
 )  # fmt: skip
 SLOTS = 5  # user slots kept in flash, as the DGT 3000 keeps five
 HOWS = ("fischer", "bronstein", "delay", "hourglass", "upcount")  # a stage's method
-OVERTIMES = ("none", "count", "byoyomi", "canadian", "can reset")
-MOVES = (0, 1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 60)
+OVERTIMES = ("none", "count", "byoyomi", "canadian", "can reset", "upcount")  # upcount: #31
+MAX_MOVES = 99  # a stage's move count on the menu: 1 to 99, 0 (-) to the flag or the end
 WARNS = (0, 10000, 20000, 30000, 60000, 120000, 300000)
 HANDICAPS = (0, -40, 40, -20, 20, -10, 10)
 RECORDS = (180000, 300000, 60000, 0)  # TC-9 thresholds (0: off)
@@ -65,65 +61,6 @@ class Item:
 
     def label(self, m):
         return self._label(m) if callable(self._label) else self._label
-
-
-class StageItem(Item):
-    """Setting ``what`` (0 moves, 1 base, 2 how, 3 increment or delay) of
-    stage ``k`` (0-based). Methods, not closures: an instance is all it costs."""
-
-    _label = None
-
-    def __init__(self, k, what):
-        self.k = k
-        self.what = what
-
-    def label(self, m):
-        st = m.d.stages[self.k]
-        w = ("moves", "base", "how", "inc" if st[2] == FISCHER else "delay")[self.what]
-        return w if len(m.d.stages) == 1 else "S%d %s" % (self.k + 1, w)
-
-    def value(self, m):
-        v = m.d.stages[self.k][self.what]
-        if self.what == 0:
-            return "%d" % v if v else "-"
-        if self.what == 2:
-            return HOWS[v]
-        return tcspec.fmt_ms(v, self.what == 3)
-
-    def shown(self, m):
-        k = self.k
-        how0 = m.d.stages[0][2]
-        if k >= len(m.d.stages) or (k and how0 >= HOURGLASS):
-            return False
-        if self.what == 2:
-            return True
-        return how0 != UPCOUNT and (self.what == 1 or how0 < HOURGLASS)
-
-    def step(self, m, d):
-        s = m.d.stages[self.k]
-        w = self.what
-        if w == 0:
-            s[0] = _cycle(MOVES, s[0], d)
-        elif w == 1:
-            s[1] = max(1000, base_step(s[1], d))
-        elif w == 2:
-            s[2] = (s[2] + d) % (
-                len(HOWS) if len(m.d.stages) == 1 else 3
-            )  # hourglass, upcount: one stage
-        else:
-            old = s[3]
-            s[3] = _clamp(old + d * 1000, 0, 300000)
-            if (
-                self.k == 0
-            ):  # stage 1's increment (or delay) carries to the later stages that had it
-                for later in m.d.stages[1:]:
-                    if later[2] == s[2] and later[3] == old:
-                        later[3] = s[3]
-
-
-def _stage_items(k):
-    """The items of stage ``k`` (0-based)."""
-    return (StageItem(k, 0), StageItem(k, 1), StageItem(k, 2), StageItem(k, 3))
 
 
 def _set(attr, lo, hi, step):

@@ -11,8 +11,8 @@ from .menuitems import (
     SLOTS,
     Item,
     _plain,
-    _stage_items,
 )  # fmt: skip
+from .menustages import _stage_items
 
 
 def items():

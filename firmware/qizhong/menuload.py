@@ -3,7 +3,10 @@
 that the clock's boot compiles none of it."""
 
 # In this order: each before those that import it.
-MENU_MODULES = ("menuitems", "menuclauses", "menulist", "menudraft", "menuview", "menu")
+MENU_MODULES = (
+    "menuitems", "menustages", "menuclauses",
+    "menulist", "menudraft", "menuview", "menu",
+)  # fmt: skip
 
 
 def load():
@@ -34,7 +37,7 @@ def unload():
     import sys
 
     pkg = __name__.rsplit(".", 1)[0]
-    for name in MENU_MODULES:
+    for name in MENU_MODULES + ("voicemenu",):  # and the voice's menu (qizhong/voicemenu.py)
         if sys.modules.pop(pkg + "." + name, None) is not None:
             try:
                 delattr(sys.modules[pkg], name)

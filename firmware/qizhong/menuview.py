@@ -1,9 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The setup menu on the displays, and its user slots in flash (docs/menu.md).
-
-``menu.Menu`` calls these; apart so that each module compiles on its own
-(``app.load_menu``).
-"""
+"""The setup menu on the displays, and its user slots in flash (docs/menu.md)."""
 
 from . import tcspec
 from .menuitems import GAMES, SLOTS
@@ -53,10 +49,11 @@ def format_lines(tc, width=16):
 
 def draw(m, board):
     """The rows, as text on each of the board's displays."""
+    glass = getattr(board.fb[0], "menu_rows", None)  # segface.SegText: the battery board
     for i in (0, 1):
         fb = board.fb[i]
         fb.fill(0)
-        rows = m.lines(i)
+        rows = glass(m, i) if glass else m.lines(i)
         gap = 16 if len(rows) <= 3 else 9  # a long control: a stage a row, never cut
         for row, text in enumerate(rows):
             fb.text(text, 0, (8 if gap == 16 else 0) + gap * row, 1)

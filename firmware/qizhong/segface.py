@@ -73,6 +73,7 @@ FOURTEEN = {
     "S": 0x00ED, "T": 0x1201, "U": 0x003E, "V": 0x0C30, "W": 0x2836, "X": 0x2D00,
     "Y": 0x1500, "Z": 0x0C09, "-": 0x00C0, "+": 0x12C0, "/": 0x0C00, ">": 0x0900,
     "<": 0x2400, "_": 0x0008, "=": 0x00C8, ":": 0x1200, "*": 0x3FC0, " ": 0,
+    "%": 0x0C24,  # f, c and the slash: the menu's handicap (-40%)
     "\u2191": 0x1700, "\u2193": 0x3A00,  # arrows up and down: the voice's count
 }  # fmt: skip
 
@@ -259,6 +260,10 @@ class SegText:
         self.layout([t for _, _, t in self.texts])
         self.shown = bytes(self.ram)
 
+    def menu_rows(self, m, display):
+        """The setup menu's rows for glass ``display`` (``menu_rows``)."""
+        return menu_rows(m, display)
+
     def layout(self, lines):
         ram = self.ram
         clear(ram)
@@ -278,6 +283,26 @@ class SegText:
             word(ram, STATUS, pattern(lines[1].strip(), 8))
         if len(lines) > 2:
             _sevens(ram, lines[2].strip().upper())
+
+
+def menu_rows(m, display):
+    """The segment glass (battery board, ``segface.SegText``: a blank line,
+    the 8 status characters, the 5 big digits): the left glass names the
+    setting, the right one gives its value, both on the 14-segment status
+    characters, which have every letter (the 7-segment digits have few);
+    a value that is a number is on the big digits too, a refusal is ``ERROR``
+    over the first 8 characters of its reason."""
+    label, value = m.current()
+    if m.error:
+        return ("", "ERROR", "") if display == 0 else ("", m.error[:8], "")
+    if len(value) > 8:  # a preset's long name: across both glasses
+        return ("", value[8 * display : 8 * display + 8], "")
+    if display == 0:
+        return ("", label[:8], "")
+    digits = value.split(" ")[-1]
+    if digits[-1:] in ("h", "m", "s") and digits[:-1].isdigit():
+        digits = digits[:-1]  # 90m: 90 (its unit on the status characters)
+    return ("", value[:8], digits if digits.isdigit() else "")
 
 
 def _sevens(ram, s):

@@ -78,6 +78,8 @@ def to_sgf(tc):
         or tc.second
         or tc.stages[0].timing >= 0
         or (tc.overtime is not None and tc.overtime.kind == "canadian" and tc.overtime.reset_blocks)
+        or (tc.overtime is not None and tc.overtime.kind == "upcount")
+        or (tc.overtime is not None and tc.overtime.kind == "canadian" and tc.overtime.step)
     ):
         raise ValueError("SGF TM/OT cannot express %r" % tcspec.format(tc))
     st = tc.stages[0]

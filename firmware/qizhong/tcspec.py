@@ -6,6 +6,7 @@
     20m count 10s                TC-5 Xiangqi voice count (grace 500ms)
     60m byoyomi 3x60s            TC-6 Go byo-yomi
     60m canadian 15/10m          TC-7 Canadian overtime
+    5m upcount                   upcount as a stage: then the time over counts up
     5m delay 5s / 5m bronstein 3s / 3m hourglass
     10m+5s red -40%              TC-4 Red time handicap
     record 3m / record off       TC-9 threshold
@@ -257,6 +258,7 @@ def _parse(r):
     warn = 0
     warn_voice = False
     own = [0, 0]  # TC-16: first, second
+    own_inc = [-1, -1]  # #31: their own increments (-1: the stage's)
     seen = []
     method = False  # bronstein, delay or hourglass given (d0 included)
     while not r.done():
@@ -290,10 +292,14 @@ def _parse(r):
                     timing = BRONSTEIN if w == "bronstein" else DELAY
                 elif w == "bronstein" or not r.us:  # US "d0": no delay (G/5;d0)
                     r.fail("the delay must be positive", pos)
-        elif w in ("count", "byoyomi", "canadian"):
+        elif w in ("count", "byoyomi", "canadian", "upcount"):
             if overtime is not None:
-                r.fail("only one overtime: count, byoyomi or canadian", pos)
-            if w == "count":
+                r.fail("only one overtime: count, byoyomi, canadian or upcount", pos)
+            if w == "upcount":  # #31: upcount as a stage, after main time
+                from .upcount import Upcount  # loaded only by those who use it
+
+                overtime = Upcount()
+            elif w == "count":
                 period = r.duration("the count period")
                 if not 1000 <= period <= 60000 or period % 1000:
                     r.fail("the count period is 1s to 60s in whole seconds", pos)
@@ -322,10 +328,18 @@ def _parse(r):
                 if not 1 <= n <= 999 or period < 1000:
                     r.fail("Canadian is 1 to 999 moves in at least 1s", pos)
                 r.skip()
+                step = 0
+                if r.text.startswith("step", r.i):  # #31: progressive, step more a block
+                    r.word()
+                    r.skip()
+                    step = r.int("the moves more a block")
+                    if not 1 <= step <= 99:
+                        r.fail("a Canadian step is 1 to 99 moves", pos)
+                    r.skip()
                 reset = r.text.startswith("reset", r.i)  # TC-12: each block afresh
                 if reset:
                     r.word()
-                overtime = Canadian(n, period, reset)
+                overtime = Canadian(n, period, reset, step)
         elif w in ("red", "black"):
             sign = r.peek()
             if sign not in "+-" or not sign:
@@ -371,6 +385,8 @@ def _parse(r):
             if not 1000 <= t <= MAX_MS:
                 r.fail("a side's base is 1s to 100h", pos)
             own[w == "second"] = t
+            if r.take("+"):  # #31: first 6m+3s, its own increment too
+                own_inc[w == "second"] = r.duration("the increment")
         else:
             r.fail("unknown word %r" % w, pos)
     for st in stages:
@@ -383,7 +399,9 @@ def _parse(r):
             )
     if timing in (HOURGLASS, UPCOUNT) and any(st.timing >= 0 for st in stages):
         r.fail("a stage delay needs main time", 0)
-    if cap and (timing != FISCHER or not any(st.inc for st in stages)):
+    if max(own_inc) >= 0 and (timing != FISCHER or stages[0].timing >= 0):
+        r.fail("a side's own increment needs Fischer", 0)
+    if cap and (timing != FISCHER or (not any(st.inc for st in stages) and max(own_inc) <= 0)):
         r.fail("a cap needs an increment", 0)
     if cap and cap < max(stages[0].base, own[0], own[1]):
         r.fail("the cap is at least the base", 0)
@@ -400,7 +418,7 @@ def _parse(r):
             r.fail("a stage needs time", 0)
     return TimeControl(
         stages, timing, delay, overtime, handicap, record, freeze, cap, warn, warn_voice,
-        own[0], own[1],
+        own[0], own[1], own_inc[0], own_inc[1],
     )  # fmt: skip
 
 
@@ -476,8 +494,12 @@ def _parts(tc, split_stages=False):
             parts.append(s)
         elif ot.kind == "byoyomi":
             parts.append("byoyomi %dx%s" % (ot.count, fmt_ms(ot.period)))
+        elif ot.kind == "upcount":
+            parts.append("upcount")
         else:
             s = "canadian %d/%s" % (ot.moves, fmt_ms(ot.period, False))
+            if ot.step:
+                s += " step %d" % ot.step
             parts.append(s + " reset" if ot.reset_blocks else s)
     if tc.handicap < 0:
         parts.append("red -%d%%" % -tc.handicap)
@@ -491,10 +513,9 @@ def _parts(tc, split_stages=False):
         parts.append("cap " + fmt_ms(tc.cap, False))
     if tc.warn:
         parts.append("warn " + fmt_ms(tc.warn, False) + (" voice" if tc.warn_voice else ""))
-    if tc.first:
-        parts.append("first " + fmt_ms(tc.first, False))
-    if tc.second:
-        parts.append("second " + fmt_ms(tc.second, False))
+    for word, v, inc in (("first", tc.first, tc.first_inc), ("second", tc.second, tc.second_inc)):
+        if v:
+            parts.append(word + " " + fmt_ms(v, False) + ("+" + fmt_ms(inc) if inc >= 0 else ""))
     return parts
 
 

@@ -69,15 +69,6 @@ class Stage:
             and self.delay == other.delay
         )
 
-    def __repr__(self):
-        return "Stage(%d, %d, %d, %d, %d)" % (
-            self.base,
-            self.inc,
-            self.moves,
-            self.timing,
-            self.delay,
-        )
-
 
 class SideTime:
     """One side's time. Fields are committed values at the segment start."""
@@ -229,14 +220,18 @@ class ByoYomi(Overtime):
 
 class Canadian(Overtime):
     """TC-7 Canadian: ``moves`` moves within ``period`` ms; unused time carries
-    over, or with ``reset`` (TC-12) each block starts again at ``period``."""
+    over, or with ``reset`` (TC-12) each block starts again at ``period``.
+    ``step`` (#31, progressive: "10 in 5, 20 in 5, 30 in 5", docs/rules.md
+    TC-7): each later block has ``step`` moves more; the side's ``periods``
+    counts the blocks done (journaled with it)."""
 
     kind = "canadian"
 
-    def __init__(self, moves=15, period=600000, reset=False):
+    def __init__(self, moves=15, period=600000, reset=False, step=0):
         self.moves = moves
         self.period = period
         self.reset_blocks = reset
+        self.step = step
         self.retable()
 
     def retable(self):
@@ -269,7 +264,9 @@ class Canadian(Overtime):
     def complete(self, s):
         s.left -= 1
         if s.left <= 0:  # block done: a fresh block, plus what is left over (TC-7)
-            s.left = self.moves
+            if self.step and s.periods < MAX_PERIODS:  # blocks done, when they grow
+                s.periods += 1
+            s.left = self.block_moves(s)
             s.bank = self.period if self.reset_blocks else _cap(s.bank + self.period)
             s.cue = 0
 
@@ -277,9 +274,15 @@ class Canadian(Overtime):
         v = s.bank - x
         return v if v > 0 else 0
 
+    def block_moves(self, s):
+        """The moves of ``s``'s block now (#31: ``step`` more each block)."""
+        n = self.moves + s.periods * self.step
+        return n if n < 999 else 999
+
     def __eq__(self, other):
         return (
             isinstance(other, Canadian)
+            and self.step == other.step
             and self.moves == other.moves
             and self.period == other.period
             and self.reset_blocks == other.reset_blocks
@@ -291,7 +294,7 @@ class TimeControl:
 
     ``stages``: Stage list; the last one repeats when it has a move count.
     ``timing``/``delay``: FISCHER (stage increments), BRONSTEIN, DELAY, HOURGLASS.
-    ``overtime``: None, Count, ByoYomi or Canadian.
+    ``overtime``: None, Count, ByoYomi, Canadian or ``upcount.Upcount``.
     ``handicap``: TC-4, percent; negative cuts side 0's first base (Red -40 %),
     positive adds to side 1's (Black +40 %).
     ``record``: TC-9 threshold in ms (0: off).
@@ -300,6 +303,8 @@ class TimeControl:
     ``warn``: TC-15 low-time warning threshold in ms (0: off); ``warn_voice``:
     spoken (the cue for the threshold) rather than a short beep.
     ``first``/``second``: TC-16, that side's first-stage base (0: the stage's).
+    ``first_inc``/``second_inc``: #31, that side's own first-stage increment
+    (-1: the stage's).
     """
 
     def __init__(
@@ -316,6 +321,8 @@ class TimeControl:
         warn_voice=False,
         first=0,
         second=0,
+        first_inc=-1,
+        second_inc=-1,
     ):
         self.stages = tuple(stages)
         self.timing = timing
@@ -329,6 +336,8 @@ class TimeControl:
         self.warn_voice = warn_voice
         self.first = first
         self.second = second
+        self.first_inc = first_inc
+        self.second_inc = second_inc
         self._cs = 0  # chain(): scratch, so the display path builds no tuple
         self._ce = 0
 
@@ -347,6 +356,8 @@ class TimeControl:
             and self.warn_voice == other.warn_voice
             and self.first == other.first
             and self.second == other.second
+            and self.first_inc == other.first_inc
+            and self.second_inc == other.second_inc
         )
 
     def __repr__(self):
@@ -378,7 +389,7 @@ class TimeControl:
         for st in self.stages:
             if st.inc or st.moves or st.timing > 0:
                 return True
-        return False
+        return self.first_inc > 0 or self.second_inc > 0
 
     def timing_of(self, stage):
         """The method of stage ``stage`` (TC-11: its own, else the control's)."""
@@ -508,7 +519,10 @@ class TimeControl:
         if thr <= 0 or s.recorded or s.flagged or self.timing == UPCOUNT:
             return -1
         ot = self.overtime
-        if not s.ot and (s.main > 0 or ot is None):
+        up = ot is not None and ot.kind == "upcount"  # counting up: never below a threshold
+        if up and s.ot:
+            return -1
+        if not s.ot and (s.main > 0 or ot is None or up):
             v = s.main - thr + 1  # main time shows below thr after v ms of charging
             return v + self._free(s) if v > 0 else 0
         # The overtime display (from main_end on, if main time is still to run out).
@@ -551,15 +565,21 @@ class TimeControl:
         s.mu += e
         return used
 
-    def complete(self, s):
-        """End the move in progress: increments, overtime and stage bookkeeping."""
+    def complete(self, s, side=0):
+        """End side ``side``'s move in progress: increments (its own, #31),
+        overtime and stage bookkeeping."""
         if s.ot:
             self.overtime.complete(s)  # type: ignore[union-attr]
         else:
             st = self.stages[s.stage]
             timing = self.timing_of(s.stage)
             if timing == FISCHER:
-                v = _cap(s.main + st.inc)
+                inc = st.inc
+                if not s.stage:  # #31: a side's own increment, in the first stage
+                    own = self.second_inc if side else self.first_inc
+                    if own >= 0:
+                        inc = own
+                v = _cap(s.main + inc)
                 cap = self.cap  # TC-14: not above the cap, never below what it was
                 if cap and v > cap:
                     v = cap if s.main < cap else s.main
@@ -610,6 +630,10 @@ class TimeControl:
             s.main = 0 if v < 0 else _cap(v)
             return False
         ot = self.overtime
+        if s.ot and ot is not None and ot.kind == "upcount":  # a gift takes from the time over
+            v = s.oc - delta
+            s.oc = 0 if v < 0 else _cap(v)
+            return False
         if s.ot and ot is not None and ot.kind == "canadian":
             s.bank = _cap(s.bank + delta)
             return s.bank <= 0

@@ -230,6 +230,10 @@ def describe(tc: TimeControl) -> list[str]:
     if tc.first or tc.second:
         lines.append("Own times (TC-16): the first mover starts with %s, the second with %s"
                      % (fmt_ms(tc.base_for(0)), fmt_ms(tc.base_for(1))))  # fmt: skip
+    for who, inc in (("first mover", tc.first_inc), ("second", tc.second_inc)):
+        if inc >= 0:
+            lines.append("The %s's own increment in the first stage: +%s after every move"
+                         % (who, fmt_ms(inc)))  # fmt: skip
     if tc.cap:
         lines.append("An increment never takes main time above %s (TC-14)" % fmt_ms(tc.cap))
     if tc.timing == BRONSTEIN:
@@ -251,15 +255,18 @@ def describe(tc: TimeControl) -> list[str]:
                 "Then byo-yomi: %d periods of %s; a move inside a period uses none (TC-6)"
                 % (ot.count, fmt_ms(ot.period))
             )
+        elif ot.kind == "upcount":
+            lines.append("Then the clock counts up the time over; no flag (upcount as a stage)")
         else:
             lines.append(
-                "Then Canadian: %d moves in %s, %s"
+                "Then Canadian: %d moves in %s, %s%s"
                 % (
                     ot.moves,
                     fmt_ms(ot.period),
                     "each block afresh (TC-12)"
                     if ot.reset_blocks
                     else "unused time carries over (TC-7)",
+                    "; each block %d moves more (progressive)" % ot.step if ot.step else "",
                 )
             )
     if tc.handicap < 0:

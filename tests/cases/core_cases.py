@@ -747,6 +747,107 @@ CASES = [
         ],
     ),
     (
+        "#31 upcount as a stage: after main time the time over counts up, no flag",
+        [
+            ("new", "1m upcount"),
+            ("start", 0),
+            ("press", 0, 10000),  # Red 60000 - 10000
+            ("left", 0, 10000, 50000),
+            ("press", 1, 70000),  # Black 60000 - 60000 = 0: out at 70000, on the press
+            ("press", 0, 120000),  # Red 50000 - 50000: main time out at 120000 exactly
+            ("left", 0, 120000, 0),
+            ("left", 1, 125000, 5000),  # Black from 120000: main time was 0, 5000 over
+            ("has", "overtime", 1, 70000, None),  # Black ran out first, at its press
+            ("press", 1, 130000),  # 10000 over
+            ("left", 1, 130000, 10000),
+            ("left", 0, 135000, 5000),  # Red over since 130000
+            ("press", 0, 135000),
+            ("press", 1, 137000),  # the time over adds up: 10000 + 2000
+            ("left", 1, 137000, 12000),
+            ("tick", 3600000),
+            ("hasnt", "flag"),
+            ("has", "record", 0, 0, 60000),  # TC-9: 1 min is under 3 min from the start
+            ("left", 0, 3600000, 5000 + 3600000 - 137000),
+            ("adjust", 0, 1000000, 3600000),  # a gift takes from the time over
+            ("left", 0, 3600000, 3468000 - 1000000),
+            ("adjust", 1, -3000, 3600000),  # a penalty adds to it
+            ("left", 1, 3600000, 15000),
+        ],
+    ),
+    (
+        "#31 upcount after stages: out in stage 1, the next stage's time ends the count-up",
+        [
+            ("new", "1/10s:1/10s upcount"),
+            ("start", 0),
+            ("press", 0, 2000),  # stage 2 at move 1: 8000 + 10000
+            ("left", 0, 2000, 18000),
+            ("tick", 21000),
+            ("left", 1, 20000, 8000),  # Black out at 12000: 8000 over, counting up
+            ("has", "overtime", 1, 12000, None),
+            ("press", 1, 21000),  # move 1: stage 2's fresh 10000, as after any overtime
+            ("left", 1, 21000, 10000),
+            ("tick", 40000),  # Red: 18000 run out at 39000, 1000 over
+            ("left", 0, 40000, 1000),
+            ("has", "overtime", 0, 39000, None),
+            ("hasnt", "flag"),
+        ],
+    ),
+    (
+        "#31 per-side increments: each side its own base and increment (first 5m+3s second 4m+2s)",
+        [
+            ("new", "5m+3s second 4m+2s"),
+            ("start", 0),
+            ("left", 1, 0, 240000),
+            ("press", 0, 10000),  # 300000 - 10000 + 3000
+            ("left", 0, 10000, 293000),
+            ("press", 1, 25000),  # 240000 - 15000 + 2000
+            ("left", 1, 25000, 227000),
+            ("press", 0, 26000),  # 293000 - 1000 + 3000
+            ("left", 0, 26000, 295000),
+        ],
+    ),
+    (
+        "#31 a side's own increment where the stage has none; stage 2 takes its own",
+        [
+            ("new", "1/5m:10m+10s second 5m+5s"),
+            ("start", 0),
+            ("press", 0, 10000),  # Red: 300000 - 10000, no increment; stage 2: + 600000
+            ("left", 0, 10000, 890000),
+            ("press", 1, 20000),  # Black: 300000 - 10000 + 5000 (its own); stage 2: + 600000
+            ("left", 1, 20000, 895000),
+            ("press", 0, 21000),  # Red in stage 2: 890000 - 1000 + 10000
+            ("left", 0, 21000, 899000),
+            ("press", 1, 22000),  # Black in stage 2: the stage's 10 s, not its own 5 s
+            ("left", 1, 22000, 904000),
+        ],
+    ),
+    (
+        "#31 progressive Canadian: each block has step moves more (BGA: 10 in 5, 20 in 5 ...)",
+        [
+            ("new", "10s canadian 2/60s step 1"),
+            ("start", 0),
+            ("press", 0, 1000),  # main 9000
+            ("press", 1, 2000),  # Black main 9000
+            ("press", 0, 12000),  # Red: 9000 from 2000 out at 11000, 1000 into block 1 (2 moves)
+            ("block", 0, 1),
+            ("left", 0, 12000, 59000),
+            ("press", 1, 13000),
+            ("press", 0, 14000),  # block 1 done with 58000 left: block 2 of 3 moves
+            ("block", 0, 3),
+            ("periods", 0, 1),
+            ("left", 0, 14000, 118000),  # 58000 + 60000: carried over (TC-7)
+            ("press", 1, 15000),
+            ("press", 0, 16000),
+            ("press", 1, 17000),
+            ("press", 0, 18000),
+            ("press", 1, 19000),
+            ("press", 0, 20000),  # block 2's third move: block 3 of 4 moves
+            ("block", 0, 4),
+            ("periods", 0, 2),
+            ("left", 0, 20000, 175000),  # 118000 - 3 x 1000 + 60000
+        ],
+    ),
+    (
         "TC-14 Fischer with a cap: an increment never goes above it",
         [
             ("new", "1m+10s cap 65s"),

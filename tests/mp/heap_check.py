@@ -37,10 +37,13 @@ SPECS = (
     "30s:20s:10s",  # TC-10: stages at the first flag
     "1/1m+5s:30s+d3s",  # TC-11: a method per stage
     "10s canadian 2/30s reset",  # TC-12
+    "10s canadian 2/30s step 1",  # #31: progressive Canadian
+    "10s upcount",  # #31: upcount as a stage, after main time
     "upcount",  # TC-13
     "1m+10s cap 65s",  # TC-14
     "2m warn 1m",  # TC-15
     "1m+5s second 40s",  # TC-16
+    "1m+5s first 1m+2s second 40s+1s",  # #31: per-side increments
 )
 
 

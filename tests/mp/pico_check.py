@@ -682,9 +682,12 @@ def check_keys_debounced():
     assert b.pop_input() == 0, "confirmed too early"
     b._poll(521)
     assert pops(b) == [(A.IN_KEY, A.KEY_MENU, 521)]
-    key._v = 1  # release: no input
+    key._v = 1  # release, once it has held KEY_MS: IN_KEY_UP (hold-to-repeat ends there)
     b._poll(600)
+    b._poll(610)
+    assert b.pop_input() == 0
     b._poll(700)
+    assert pops(b) == [(A.IN_KEY_UP, A.KEY_MENU, 700)]
     key._v = 0  # a glitch shorter than KEY_MS
     b._poll(800)
     key._v = 1

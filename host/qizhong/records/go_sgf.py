@@ -202,6 +202,8 @@ def time_properties(tc: TimeControl) -> tuple[str, str]:
             return tm, "%dx%s byo-yomi" % (ot.count, seconds(ot.period))
         if ot.kind == "canadian":
             return tm, "%d/%s Canadian" % (ot.moves, seconds(ot.period))
+        if ot.kind == "upcount":  # no SGF form: the exact spec is in QZTC
+            return tm, ""
         return tm, "1x%s byo-yomi" % seconds(ot.period)  # TC-5: a period that never runs out
     if tc.timing == FISCHER and st.inc:
         return tm, "%d fischer" % (st.inc // 1000)

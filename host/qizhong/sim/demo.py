@@ -400,6 +400,8 @@ class Demo:
             return "count %s a move" % tcspec.fmt_ms(ot.period)
         if ot.kind == "byoyomi":
             return "byo-yomi %d×%s" % (ot.count, tcspec.fmt_ms(ot.period))
+        if ot.kind == "upcount":
+            return "upcount: the time over counts up"
         return "canadian %d moves in %s" % (ot.moves, tcspec.fmt_ms(ot.period))
 
     def _ot_info(self, side: int) -> str:
@@ -417,6 +419,8 @@ class Demo:
                 return "BYO-YOMI 读秒 last period (1 of %d)" % ot.count
             text = "%d of %d periods left" % (s.periods, ot.count)
             return ("BYO-YOMI 读秒 " if s.ot else "byo-yomi: ") + text
+        if ot.kind == "upcount":
+            return "UPCOUNT %s over" % tcspec.fmt_ms(s.oc) if s.ot else "then " + self._ot_rule()
         if s.ot:
             return "CANADIAN %d moves left in block" % s.left
         return "then " + self._ot_rule()

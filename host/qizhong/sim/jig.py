@@ -156,6 +156,7 @@ class Jig(Sim):
         self.now = 0
         self.deadline = -1
         self._releases: list[tuple[int, int]] = []
+        self._key_ups: list[tuple[int, str]] = []
         self.step = False
         self._buf = b""
         self._sbuf = b""

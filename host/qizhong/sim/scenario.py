@@ -177,10 +177,15 @@ def _step(sim: Sim, s: Step, tol: int = 0) -> str:
         sim.lever(lever, False, s.t + 100)
     elif s.op == "hold":
         sim.press(_lever(a[0]), s.t, int(a[1]))
-    elif s.op == "key":
+    elif s.op == "key":  # key NAME [hold MS]
         if a[0] not in KEYS:
             raise ValueError("no key %r" % a[0])
-        sim.key(a[0], s.t)
+        if len(a) == 3 and a[1] == "hold" and a[2].isdigit() and 0 < int(a[2]) <= 60000:
+            sim.key(a[0], s.t, int(a[2]))
+        elif len(a) == 1:
+            sim.key(a[0], s.t)
+        else:
+            raise ValueError("key NAME [hold MS] (MS 1..60000)")
     elif s.op == "tilt":
         sim.tilt(s.t)
     elif s.op in ("host", "refuse"):

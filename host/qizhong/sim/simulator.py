@@ -112,6 +112,7 @@ class Sim:
         self.deadline = -1
         self.requests = 0  # frames the firmware had taken at its last idle or wake line
         self._releases: list[tuple[int, int]] = []
+        self._key_ups: list[tuple[int, str]] = []  # held keys: when each comes up
         self.step = False  # True: run_to moves deadline by deadline
         self._buf = b""
         self._sbuf = b""
@@ -239,6 +240,7 @@ class Sim:
             self.world = None  # type: ignore[assignment]
         self._buf = b""
         self._releases = []
+        self._key_ups = []
         self._armed = False
         if restart:
             self.power_on()
@@ -275,6 +277,7 @@ class Sim:
         self.world.settimeout(self.WORLD_TIMEOUT_S)
         self._buf = b""
         self._releases = []
+        self._key_ups = []
         self._armed = False
         hello = self._line()
         if hello != "hello sim 1":
@@ -389,10 +392,19 @@ class Sim:
         at their instants. With ``step`` set, time moves deadline by deadline,
         as the firmware's own sleep does; otherwise in one jump (the clock
         fires everything due in order, each at its own instant, either way)."""
-        while self._releases and self._releases[0][0] <= t:
-            when, lever = self._releases.pop(0)
-            self._step_to(when)
-            self.lever(lever, False, when)
+        while True:
+            lev = self._releases[0][0] if self._releases else t + 1
+            key = self._key_ups[0][0] if self._key_ups else t + 1
+            if min(lev, key) > t:
+                break
+            if lev <= key:
+                when, lever = self._releases.pop(0)
+                self._step_to(when)
+                self.lever(lever, False, when)
+            else:
+                when, name = self._key_ups.pop(0)
+                self._step_to(when)
+                self._send("key %s up %d" % (name, when))
         self._step_to(t)
 
     def _step_to(self, t: int) -> None:
@@ -411,9 +423,15 @@ class Sim:
         self._releases.append((t + hold, lever))
         self._releases.sort()
 
-    def key(self, name: str, t: int) -> int:
+    def key(self, name: str, t: int, hold: int = 0) -> int:
+        """An arbiter's key at ``t``: a tap, or held ``hold`` ms (it comes up
+        then, as time moves on: a held plus or minus repeats in a menu)."""
         self.run_to(t)
-        return self._send("key %s %d" % (name, t))
+        if hold <= 0:
+            return self._send("key %s %d" % (name, t))
+        self._key_ups.append((t + hold, name))
+        self._key_ups.sort()
+        return self._send("key %s down %d" % (name, t))
 
     def tilt(self, t: int) -> int:
         self.run_to(t)
