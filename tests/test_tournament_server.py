@@ -8,6 +8,7 @@ pages; no action pending; everything the same after a SIGKILL."""
 
 import csv
 import io
+import json
 import sqlite3
 import urllib.request
 import zipfile
@@ -153,6 +154,7 @@ def test_a_chess_event_from_trf_to_trf(server, monkeypatch, capsys, tmp_path):
     assert "Bu,Xiangzhi" in page and "Buchholz Cut-1" in page and "(withdrew)" in page
     sheet, slips = fetch(server, "/rounds/2/pairings"), fetch(server, "/rounds/2/slips")
     assert "Anand,Viswanathan" in sheet and "Erigaisi,Arjun (5, half)" in sheet
+    assert "(first came 10 min late)" in sheet
     assert slips.count("class=slip") == 2
     # TRF-16 out, every result in, read back column by column.
     out = trf.parse(fetch(server, "/tournament.trf"))
@@ -195,6 +197,12 @@ def test_bad_tournament_input_is_refused_with_its_reason(server):
     server.post("/api/players", {"csv": "name,rating,fed,game\n吕钦,2600,广东,xiangqi\n"
                                         "许银川,2650,广东,xiangqi\nA,0,,xiangqi\n"})  # fmt: skip
     assert [p["name"] for p in server.get("/api/players")["players"]] == ["吕钦", "许银川", "A"]
+    server.post("/api/players", {"csv": "name,birth\n吕钦,1960/11/28\n许银川,1975/08/04\nA,\n"})
+    assert {p["birth"] for p in server.get("/api/players")["players"]} == {""}  # public: none
+    req = urllib.request.Request(server.url + "/api/players",
+                                 headers={"Authorization": "Bearer " + PASSWORD})  # fmt: skip
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert json.load(r)["players"][0]["birth"] == "1960/11/28"
     # Go's size, komi and handicap columns are checked; a Xiangqi row cannot have them.
     bad = "board,first,second,game,control,size,komi,handicap\n1,X,Y,go,,19,6.5,12\n"
     assert server.status_of("/api/rounds", {"pairings": bad}, PASSWORD) == 400
@@ -223,6 +231,10 @@ def test_bad_tournament_input_is_refused_with_its_reason(server):
             sims.press(server.sim(board), lever, 40, wait_up=True)
             server.wait(ws, lambda m, b=board: is_event(m, "press", b))
             server.post("/api/boards/%d/move" % board, {"text": text})
+    # The board page's picture: 13x13, the handicap stones and both moves.
+    pos = server.get("/api/boards/2")["position"]
+    assert pos["size"] == 13 and sorted(pos["stones"]) == [
+        [[2, 10], "white"], [[3, 9], "black"], [[9, 3], "black"], [[9, 9], "black"]]  # fmt: skip
     got = server.post("/api/boards/1/session", {"line": "foul black touched two pieces"})
     assert got["ok"], got
     server.post("/api/boards/1/finish", {"result": "red"})

@@ -575,7 +575,8 @@ class Rounds:
     def late(self, no: int, board: int, side: str, minutes: int) -> str:
         """A player came ``minutes`` after the start: within the default time
         (the tournament's ``default_minutes``; FIDE 6.7.1: 0 unless the event's
-        rules say) the game goes on and the record says so; after it, a forfeit."""
+        rules say) the game goes on and the lateness is kept with the pairing (the
+        results table, the pairing sheet); after it, a forfeit."""
         if side not in ("first", "second"):
             raise RoundError("side: first or second")
         if not 0 <= minutes <= 24 * 60:

@@ -566,6 +566,21 @@ def _alert_kind(kind: str, text: str, rule: str) -> str:
     return ""
 
 
+def _go_position(board: Any) -> dict[str, Any]:
+    """A Go session's board for the page's drawing (the feed's shape: [col, row from
+    the top], colour): a 9x9 or 13x13 game, and handicap stones, as the session has them."""
+    from qizhong.rules import go
+
+    n = board.size
+    stones = []
+    for x in range(n):
+        for y in range(n):
+            c = board.color_at(go.Point(x, y))
+            if c is not None:
+                stones.append([[x, n - 1 - y], "black" if c == go.Color.BLACK else "white"])
+    return {"kind": "go", "size": n, "stones": stones}
+
+
 def check_line(line: str) -> str:
     """A typed line as the server takes it (bounded; no command that writes
     files on the server or leaves it)."""
@@ -629,6 +644,7 @@ def _view(g: Game) -> dict[str, Any]:
     elif isinstance(s, GoSession):
         out["kind"] = "go"
         out["dead"] = sorted(pt.gtp() for pt in s.dead_stones)
+        out["position"] = _go_position(s.board)  # its size and handicap stones, as played
         out["play_over"] = s.board.is_game_over()
         if out["play_over"]:
             sc = s.score()
