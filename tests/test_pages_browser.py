@@ -27,7 +27,7 @@ import datetime
 import os
 
 import pytest
-from browser import chromium
+from browser import chromium, click
 from hallserver import PASSWORD, WAIT_S, Server
 from selenium.webdriver.common.by import By
 from test_tournament_hall import Desk
@@ -95,8 +95,9 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
     assert s.get("/api/rounds/1")["date"] == datetime.date.today().isoformat()
 
     # -- 4: the first player's lever is the left one; Go's first is Black -------------------
-    desk.play({3: ["D4", "Q16", "pass", "pass"], 4: ["e4"]})  # LEVER: the first side's is left
-    assert s.get("/api/boards/3")["moves"] == [2, 2]
+    desk.play({3: ["D4", "Q16"], 4: ["e4"]})  # LEVER: the first side's lever is the left one
+    assert s.get("/api/boards/3")["moves"] == [1, 1]
+    desk.line(3, "agree")  # play is over (GO-5): dead stones next
 
     # -- 7: the hall's cards at 1366 px: every name whole -----------------------------------
     b.get(s.url + "/")
@@ -158,7 +159,7 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
         desk.line(2, mv)
     desk.board_page(2)
     desk.until(lambda: "Black wins" in desk.text("#confirm"))
-    b.find_element(By.ID, "confirm").click()  # the question, read before it is answered
+    click(b, "#confirm")  # (found again if redrawn) the question, read before it is answered
     desk.until(lambda: js(desk, "return !!document.querySelector('#ask[open]')"))
     ask = desk.text("#ask .question")
     assert "Black wins" in ask and "the game ends" in ask, ask
