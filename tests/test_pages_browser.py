@@ -17,6 +17,7 @@ lists is looked for where the arbiter met it:
 7. long names are not cut on the hall's cards at 1366 px;
 8. Go's dead stones are marked on the board picture;
 9. the session log numbers each move once; a refused move reads ``move: …`` once;
+10. a Xiangqi move written for the side not to move is refused, not read as the other's;
 12. the new round's date is today's unless the arbiter types one;
 and the spectators' page shows the event, pairings and boards with nothing to
 act on. With ``QIZHONG_SHOTS=docs/img`` it keeps the pages' screenshots there."""
@@ -151,6 +152,14 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
     assert any(a["kind"] == "knock" and a["over"] for a in s.get("/api/boards/1")["alerts"])
     desk.until(lambda: "knock" not in desk.text("#alerts").lower())
     desk.until(lambda: b.title.startswith("(1) "))  # board 4's knock only
+
+    # -- 10: a move written for the side not to move is refused, not read as the other's ----
+    desk.board_page(2)
+    typed = b.find_element(By.ID, "session-line")
+    typed.send_keys("马８进７")  # Black's, but Red is to move (read as Red's 马八进七 before)
+    b.find_element(By.ID, "session-send").click()
+    desk.until(lambda: "written for Black" in desk.text("#session-error"))
+    assert "Red is to move" in desk.text("#session-error") and desk.view(2)["moves"] == []
 
     # -- 2: the engine's proposal says what confirming does ----------------------------------
     s.post("/api/boards/2/session/new",
