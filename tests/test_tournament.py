@@ -229,3 +229,22 @@ def test_a_round_without_a_pairing_is_an_unplayed_round_for_buchholz():
     assert (show(by[2].tb["BH"]), show(by[2].tb["BH-C1"])) == ("1.5", "1.5")
     alone = {r.no: r for r in standings(players, res, "chess", ("BH", "BH-C1"))}
     assert (show(alone[2].tb["BH"]), show(alone[2].tb["BH-C1"])) == ("1.5", "0")
+
+
+def test_go_handicap_stones_stand_on_the_star_points():
+    from qizhong.arbiter.go import handicap_points
+    from qizhong.arbiter.session import ArbiterError
+
+    def gtp(size, n):
+        return sorted(p.gtp() for p in handicap_points(size, n))
+
+    assert gtp(19, 2) == ["D4", "Q16"]
+    assert gtp(19, 3) == ["D4", "Q16", "Q4"]
+    assert gtp(19, 5) == ["D16", "D4", "K10", "Q16", "Q4"]
+    assert gtp(19, 6) == ["D10", "D16", "D4", "Q10", "Q16", "Q4"]
+    assert gtp(19, 9) == ["D10", "D16", "D4", "K10", "K16", "K4", "Q10", "Q16", "Q4"]
+    assert gtp(13, 4) == ["D10", "D4", "K10", "K4"]
+    assert gtp(9, 5) == ["C3", "C7", "E5", "G3", "G7"]
+    for size, n in ((9, 6), (19, 1), (19, 10), (7, 2)):
+        with pytest.raises(ArbiterError):
+            handicap_points(size, n)

@@ -62,7 +62,6 @@ CREATE TABLE IF NOT EXISTS players (
 CREATE TABLE IF NOT EXISTS byes (
   round INTEGER NOT NULL, player INTEGER NOT NULL, kind TEXT NOT NULL, game TEXT NOT NULL,
   PRIMARY KEY (round, player));
-CREATE TABLE IF NOT EXISTS settings_t (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Columns a pairing gained after the first stores were made (added to an older file on open).
 LATER = (("first_no", "INTEGER NOT NULL DEFAULT 0"), ("second_no", "INTEGER NOT NULL DEFAULT 0"),
@@ -531,8 +530,9 @@ class Rounds:
         self._reload()
 
     def setting(self, key: str, default: str = "") -> str:
-        rows = self.store._read("SELECT value FROM settings_t WHERE key=?", (key,))
-        return str(rows[0][0]) if rows else default
+        """A tournament setting (the store's settings, as ``tournament.KEY``)."""
+        got = self.store.setting("tournament." + key)
+        return default if got is None else got
 
     # -- a round's incidents ------------------------------------------------------------------
 

@@ -615,9 +615,8 @@ def add_routes(app: web.Application, hall: Any) -> None:
             else:
                 raise web.HTTPBadRequest(text="no setting %r" % key[:40])
         with hall.store.acting(0, "settings", dict(kept), "arbiter"):
-            hall.store._write_all(*(
-                ("INSERT OR REPLACE INTO settings_t (key, value) VALUES (?,?)", (k, v))
-                for k, v in kept.items()))  # fmt: skip
+            sql = "INSERT OR REPLACE INTO settings (key, value) VALUES (?,?)"
+            hall.store._write_all(*((sql, ("tournament." + k, v)) for k, v in kept.items()))
         return web.json_response(await get_settings_now())
 
     async def get_settings_now() -> dict[str, Any]:
