@@ -17,6 +17,7 @@ lists is looked for where the arbiter met it:
 7. long names are not cut on the hall's cards at 1366 px;
 8. Go's dead stones are marked on the board picture;
 9. the session log numbers each move once; a refused move reads ``move: …`` once;
+10. a Xiangqi move written for the side not to move is refused, not read as the other's;
 12. the new round's date is today's unless the arbiter types one;
 and the spectators' page shows the event, pairings and boards with nothing to
 act on. With ``QIZHONG_SHOTS=docs/img`` it keeps the pages' screenshots there."""
@@ -27,7 +28,7 @@ import datetime
 import os
 
 import pytest
-from browser import chromium
+from browser import chromium, click
 from hallserver import PASSWORD, WAIT_S, Server
 from selenium.webdriver.common.by import By
 from test_tournament_hall import Desk
@@ -95,8 +96,9 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
     assert s.get("/api/rounds/1")["date"] == datetime.date.today().isoformat()
 
     # -- 4: the first player's lever is the left one; Go's first is Black -------------------
-    desk.play({3: ["D4", "Q16", "pass", "pass"], 4: ["e4"]})  # LEVER: the first side's is left
-    assert s.get("/api/boards/3")["moves"] == [2, 2]
+    desk.play({3: ["D4", "Q16"], 4: ["e4"]})  # LEVER: the first side's lever is the left one
+    assert s.get("/api/boards/3")["moves"] == [1, 1]
+    desk.line(3, "agree")  # play is over (GO-5): dead stones next
 
     # -- 7: the hall's cards at 1366 px: every name whole -----------------------------------
     b.get(s.url + "/")
@@ -151,6 +153,14 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
     desk.until(lambda: "knock" not in desk.text("#alerts").lower())
     desk.until(lambda: b.title.startswith("(1) "))  # board 4's knock only
 
+    # -- 10: a move written for the side not to move is refused, not read as the other's ----
+    desk.board_page(2)
+    typed = b.find_element(By.ID, "session-line")
+    typed.send_keys("马８进７")  # Black's, but Red is to move (read as Red's 马八进七 before)
+    b.find_element(By.ID, "session-send").click()
+    desk.until(lambda: "written for Black" in desk.text("#session-error"))
+    assert "Red is to move" in desk.text("#session-error") and desk.view(2)["moves"] == []
+
     # -- 2: the engine's proposal says what confirming does ----------------------------------
     s.post("/api/boards/2/session/new",
            {"options": {"fen": CHASE_FEN, "repetition": "axf", "late_entry": True}})  # fmt: skip
@@ -158,7 +168,7 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
         desk.line(2, mv)
     desk.board_page(2)
     desk.until(lambda: "Black wins" in desk.text("#confirm"))
-    b.find_element(By.ID, "confirm").click()  # the question, read before it is answered
+    click(b, "#confirm")  # (found again if redrawn) the question, read before it is answered
     desk.until(lambda: js(desk, "return !!document.querySelector('#ask[open]')"))
     ask = desk.text("#ask .question")
     assert "Black wins" in ask and "the game ends" in ask, ask

@@ -174,6 +174,12 @@ class XiangqiSession(GameSession):
     def move(self, text: str) -> list[Notice]:
         """Enter the move being made (记谱, WXF or ICCS); it waits for its press."""
         self._check_playing()
+        writer = xiangqi.written_for(text)
+        if writer is not None and writer is not self.board.turn:  # #30: not read as the other's
+            raise ArbiterError("%s is written for %s (numbers %s), but %s is to move: enter %s's "
+                               "move (or its ICCS, h2e2)" % (text.strip(), writer,
+                               "1-9" if writer is xiangqi.Color.BLACK else "一-九",
+                               self.board.turn, self.board.turn))  # fmt: skip
         try:
             mv = self.board.parse_notation(text)
         except xiangqi.XiangqiError as e:
