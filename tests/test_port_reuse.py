@@ -12,10 +12,12 @@ path here is a link that a test points at another clock, as a pty number
 reused or ``/dev/serial/by-path/...`` on another clock would."""
 
 import os
+import time
 
 import pytest
 
-from qizhong.clocks.driver import Clock, OtherClock
+from qizhong.clocks.driver import Clock
+from qizhong.clocks.link import Link, OtherDevice
 from qizhong.server import sims
 from qizhong.server.board import Worker
 from qizhong.server.store import Store
@@ -87,8 +89,9 @@ def test_the_same_clock_comes_back_on_its_own_device(two, tmp_path):
 
 
 def test_a_clocks_reconnect_refuses_another_clock(two, tmp_path):
-    """``Clock.reconnect`` itself (the command line's, a benchmark's): another
-    id on the port is ``OtherClock``, with the port closed again."""
+    """``Clock.reconnect`` itself (the command line's, a benchmark's): a path
+    that names another device now is not opened (``OtherDevice``); the same
+    device again is taken back."""
     first, second = two
     port = str(tmp_path / "tty")
     os.symlink(first.serial, port)
@@ -96,8 +99,8 @@ def test_a_clocks_reconnect_refuses_another_clock(two, tmp_path):
     try:
         os.unlink(port)
         os.symlink(second.serial, port)
-        with pytest.raises(OtherClock, match="another clock \\(reuse-2\\)"):
-            c.reconnect()
+        with pytest.raises(OtherDevice, match="another device is at"):
+            c.reconnect()  # not even opened (#34): another device has the path
         assert not c.link.is_open and c.hello.id == "reuse-1"
         Clock(second.serial, timeout=10).close()  # its port is free
         os.unlink(port)
@@ -106,3 +109,26 @@ def test_a_clocks_reconnect_refuses_another_clock(two, tmp_path):
         assert c.hello.id == "reuse-1" and c.status().state == "idle"
     finally:
         c.close()
+
+
+def test_the_links_own_reopen_never_opens_another_device(two, tmp_path):
+    """#34: after a read error the link reopened its path for up to its
+    timeout, by name: a dead simulator's pty number, given to the next test's
+    simulator, was opened (PortBusy for that test). Now only the same device."""
+    first, second = two
+    port = str(tmp_path / "tty")
+    os.symlink(first.serial, port)
+    link = Link(port, timeout=5)
+    try:
+        os.unlink(port)
+        os.symlink(second.serial, port)
+        with pytest.raises(OtherDevice):
+            link._reopen(time.monotonic() + 5)
+        assert link._ser is None
+        Clock(second.serial, timeout=10).close()  # never held: its own program has it
+        os.unlink(port)
+        os.symlink(first.serial, port)
+        link._reopen(time.monotonic() + 5)  # its own device again
+        assert link._ser is not None
+    finally:
+        link.close()

@@ -52,6 +52,9 @@ def test_make_sim_installs_only_what_the_clock_the_simulator_and_the_host_import
     stdlib = sys.stdlib_module_names
     needed: dict[str, str] = {}
     paths = glob.glob(ROOT + "/host/qizhong/**/*.py", recursive=True)
+    # sim/rp2040 is the simulated chip's own modules: MicroPython code the
+    # unix port runs (as firmware/), never imported by the host.
+    paths = [p for p in paths if "/host/qizhong/sim/rp2040/" not in p]
     paths += glob.glob(ROOT + "/tools/build_firmware.py")
     for path in paths:
         for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):

@@ -83,6 +83,16 @@ class OtherClock(LinkError):
         self.expected, self.found = expected, found
 
 
+class OtherDevice(LinkError):
+    """The port's path names another device than the one this link had (a
+    pty's number given to another program; a USB path leading to another
+    board): it is not opened, so the other program's port gets no probe."""
+
+    def __init__(self, port: str) -> None:
+        super().__init__("another device is at %s now: not opened (the clock had another)" % port)
+        self.port = port
+
+
 class CommandError(Exception):
     """The clock refused a request: ``code`` (args, spec, state, unknown...) and why."""
 
@@ -213,13 +223,20 @@ class Link:
         self._syncing = False  # in sync(): replays of what we have may come
         self._top = 0  # the highest number this boot has used, as far as we know
         self._want = 0  # a status reply's last event number: up to it is owed to us
+        self.device: Device | None = None  # the device opened first (reopened only if there)
         if open_now:
             self.open()
 
     # -- the port ------------------------------------------------------------------
 
     def open(self) -> None:
-        """Open and lock the port (``PortBusy`` if another program has it)."""
+        """Open and lock the port (``PortBusy`` if another program has it;
+        ``OtherDevice``, not opened, if the path now names another device
+        than the one this link had)."""
+        if self.device is not None:
+            now = device_at(self.port)
+            if now is not None and not now.same(self.device):
+                raise OtherDevice(self.port)
         self._lock()
         try:
             self._ser = serial.serial_for_url(self.port, baudrate=115200, timeout=0, exclusive=True)
@@ -230,6 +247,7 @@ class Link:
             raise LinkError("cannot open %s: %s" % (self.port, e)) from None
         self._dec = proto.Decoder()  # a half frame from before is garbage now
         self._hello_ids.clear()  # a reply to a hello sent before is stale now
+        self.device = device_at(self.port) or self.device  # what it may reopen
         self.opens += 1
         self._hold = bool(self.boot)
         if self._hold:
@@ -279,7 +297,7 @@ class Link:
                 self.open()
                 self.reopens += 1
                 return
-            except PortBusy:
+            except (PortBusy, OtherDevice):
                 raise
             except LinkError as e:
                 if self._clock() >= deadline:
@@ -714,6 +732,41 @@ def _check_lock_folder(folder: str) -> None:
             "the lock folder %s may be written by others (mode %o): refused; chmod 700 it"
             % (folder, stat.S_IMODE(st.st_mode))
         )
+
+
+@dataclass(frozen=True)
+class Device:
+    """The device a port's path names now: its node (device number, inode and
+    creation time: a pty number given again, or a USB socket's node made anew,
+    is another node) and its USB serial number ("" for a pty)."""
+
+    node: tuple[int, int, int]
+    usb_serial: str
+
+    def same(self, other: Device) -> bool:
+        """The same device: the same node, or a USB device with the same serial."""
+        if self.node == other.node:
+            return True
+        return bool(self.usb_serial) and self.usb_serial == other.usb_serial
+
+
+def device_at(path: str) -> Device | None:
+    """What ``path`` names now (None: nothing), without opening it.
+    ``Link`` reopens only the device it had (#34): a pty's number given to
+    another program, or a USB path that now leads to another board, is
+    another device, and is never opened."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    serial = ""
+    try:  # pyserial's sysfs reading of the USB descriptor (None for a pty)
+        from serial.tools.list_ports_linux import SysFS
+
+        serial = SysFS(os.path.realpath(path)).serial_number or ""
+    except (OSError, ValueError):
+        pass
+    return Device((st.st_rdev, st.st_ino, st.st_ctime_ns), serial)
 
 
 def _open_lock(path: str) -> int:

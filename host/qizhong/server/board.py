@@ -18,7 +18,6 @@ a restarted server rebuilds it from its file) and refreshed by ``status``.
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 import time
@@ -29,7 +28,7 @@ from typing import Any
 
 from qizhong.arbiter.session import ORIGIN_STEP
 from qizhong.clocks.driver import Clock, OtherClock
-from qizhong.clocks.link import Event, LinkError
+from qizhong.clocks.link import Device, Event, LinkError, device_at
 from qizhong.server.store import Board, Store, Stored, StoreError
 
 ALERTS = ("knock", "flag", "held", "lost")  # what an arbiter must see, until acknowledged
@@ -46,38 +45,6 @@ NOTIFY = Callable[[int, dict[str, Any], dict[str, Any] | None], None]
 
 def mono_ms() -> int:
     return time.monotonic_ns() // 1000000
-
-
-@dataclass(frozen=True)
-class Device:
-    """The device a port's path names now: its node (device number, inode and
-    creation time: a pty number given again, or a USB socket's node made anew,
-    is another node) and its USB serial number ("" for a pty)."""
-
-    node: tuple[int, int, int]
-    usb_serial: str
-
-    def same(self, other: Device) -> bool:
-        """The same device: the same node, or a USB device with the same serial."""
-        if self.node == other.node:
-            return True
-        return bool(self.usb_serial) and self.usb_serial == other.usb_serial
-
-
-def device_at(path: str) -> Device | None:
-    """What ``path`` names now (None: nothing), without opening it."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    serial = ""
-    try:  # pyserial's sysfs reading of the USB descriptor (None for a pty)
-        from serial.tools.list_ports_linux import SysFS
-
-        serial = SysFS(os.path.realpath(path)).serial_number or ""
-    except (OSError, ValueError):
-        pass
-    return Device((st.st_rdev, st.st_ino, st.st_ctime_ns), serial)
 
 
 @dataclass
