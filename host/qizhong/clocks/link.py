@@ -544,6 +544,10 @@ class Link:
         sent = [t for t, rid in ((self._hello_sent, self._hello_id), (self._since_sent, self._since_id)) if rid]
         return min(sent) + self.RETRY_S if sent else None
 
+    def now(self) -> float:
+        """The link's clock now (``due`` and ``heard`` are on it)."""
+        return self._clock()
+
     def skip_to(self, seq: int) -> None:
         """Hand out nothing up to ``seq``: the next event handed out is ``seq + 1``
         (what came before is another user's business, or already seen)."""

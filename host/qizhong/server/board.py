@@ -344,6 +344,8 @@ class Worker(threading.Thread):
         self._wake = threading.Event()  # set by the port, a call, a stop
         self._fd = -1  # the descriptor ``ports`` watches for this worker
         self.wakes = 0  # times this worker's thread woke (tests count them)
+        self._link_heard = -1.0  # the link's ``heard`` last seen, and when (on ``now``)
+        self._heard_at = 0.0
         self.now: Callable[[], float] = time.monotonic  # the worker's timers' clock
         self._calls: queue.Queue[tuple[Callable[[Clock], Any], Future[Any]]] = queue.Queue()
         # Requests relayed from the broker: their own short queue, one run per
@@ -399,7 +401,7 @@ class Worker(threading.Thread):
                     if self.after_events is not None:
                         self.after_events(self.st.board.no)
                     self._run_relay()
-                    if self.now() - self.clock.link.heard >= self.QUIET_S:
+                    if self.now() - self._heard() >= self.QUIET_S:
                         self._status()  # the heartbeat: silence is asked whether it is alive
                 except LinkError as e:
                     self._lost(str(e))
@@ -421,10 +423,10 @@ class Worker(threading.Thread):
     def _due(self, next_save: float) -> float:
         """When this worker must run though its port says nothing."""
         assert self.clock is not None
-        due = self.clock.link.heard + self.QUIET_S
+        due = self._heard() + self.QUIET_S
         link = self.clock.link.due()
         if link is not None:
-            due = min(due, link)
+            due = min(due, self.now() + max(0.0, link - self.clock.link.now()))
         if self.unsaved:
             due = min(due, next_save)
         if not self._relays.empty() or not self._calls.empty():
@@ -432,6 +434,14 @@ class Worker(threading.Thread):
         if self._watch() < 0:  # no descriptor to wait on: read it every POLL_S
             due = min(due, self.now() + self.POLL_S)
         return due
+
+    def _heard(self) -> float:
+        """When the clock last said something, on the worker's clock (``now``)."""
+        assert self.clock is not None
+        heard = self.clock.link.heard
+        if heard != self._link_heard:
+            self._link_heard, self._heard_at = heard, self.now()
+        return self._heard_at
 
     def _watch(self) -> int:
         """Arm the port's descriptor with ``ports`` (another one after a reopen)."""
