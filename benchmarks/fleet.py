@@ -126,9 +126,10 @@ class Clock:
 
     def answer(self, verb: str, args: list[str]) -> str:
         if verb == "hello":
-            return "ok hello proto=1 fw=fleet board=sim id=%s boot=%s seq=%d auth=0 ctr=0 authfail=0" % (
-                self.id, self.boot, self.seq
-            )  # fmt: skip
+            ids = (self.id, self.boot, self.seq)
+            return "ok hello proto=1 fw=fleet board=sim id=%s boot=%s seq=%d" % ids + (
+                " auth=0 ctr=0 authfail=0"
+            )
         if verb == "status":
             return self.status()
         if verb == "since":

@@ -158,7 +158,9 @@ class Viewers:
             t.cancel()
 
 
-async def live_pgn(run: Run, http: aiohttp.ClientSession, times: list[float], stop: asyncio.Event) -> None:
+async def live_pgn(
+    run: Run, http: aiohttp.ClientSession, times: list[float], stop: asyncio.Event
+) -> None:
     while not stop.is_set():
         a = mono_ms()
         async with http.get(run.url + "/live.pgn") as r:
@@ -167,7 +169,9 @@ async def live_pgn(run: Run, http: aiohttp.ClientSession, times: list[float], st
         await asyncio.sleep(0.2)
 
 
-async def window(run: Run, viewers: Viewers, http: aiohttp.ClientSession, s: float, pressing: bool) -> dict[str, Any]:
+async def window(
+    run: Run, viewers: Viewers, http: aiohttp.ClientSession, s: float, pressing: bool
+) -> dict[str, Any]:
     viewers.ages, viewers.messages = [], 0
     viewers.recording = pressing
     pgn: list[float] = []
@@ -216,8 +220,8 @@ def row(r: dict[str, Any]) -> str:
     i1, i20 = r["idle"]
     p1, p20 = r["press"]
     return (
-        "| %s | %d | %.1f / %.1f %% | %.1f / %.1f %% | %.1f / %.1f ms; %.1f / %.1f ms | %.0f / %.0f ms"
-        " | %.0f MB (peak %.0f) | %.1f s (HTTP %.1f s) | %d |"
+        "| %s | %d | %.1f / %.1f %% | %.1f / %.1f %% | %.1f / %.1f ms; %.1f / %.1f ms"
+        " | %.0f / %.0f ms | %.0f MB (peak %.0f) | %.1f s (HTTP %.1f s) | %d |"
         % (
             r["label"], r["n"], i1["cpu"], i20["cpu"], p1["cpu"], p20["cpu"],
             pct(p1["ages"], 50), pct(p1["ages"], 99), pct(p20["ages"], 50), pct(p20["ages"], 99),
@@ -241,19 +245,29 @@ def main() -> int:
     p.add_argument("--old", default="123eacc", help="the old code's commit ('' for none)")
     args = p.parse_args()
     print("load average at start: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
-    print("| code | clocks | CPU idle, 1 / 20 viewers | CPU pressing, 1 / 20 | press -> page p50 / p99,"
-          " 1 viewer; 20 | /live.pgn p50 / p99 | RSS | all boards up (serving) |"
-          " messages to 20 idle viewers |")  # fmt: skip
+    print("| code | clocks | CPU idle, 1 / 20 viewers | CPU pressing, 1 / 20"
+          " | press -> page p50 / p99, 1 viewer; 20 | /live.pgn p50 / p99 | RSS"
+          " | all boards up (serving) | messages to 20 idle viewers |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if args.old:
             old = old_tree(args.old, tmp)
             try:
-                print(row(asyncio.run(measure(100, os.path.join(old, "host"), args.old, args.window))), flush=True)
+                print(
+                    row(
+                        asyncio.run(measure(100, os.path.join(old, "host"), args.old, args.window))
+                    ),
+                    flush=True,
+                )
             finally:
-                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", old], check=False)
+                subprocess.run(
+                    ["git", "-C", ROOT, "worktree", "remove", "--force", old], check=False
+                )
         for n in (int(x) for x in args.clocks.split(",")):
-            print(row(asyncio.run(measure(n, os.path.join(ROOT, "host"), "new", args.window))), flush=True)
+            print(
+                row(asyncio.run(measure(n, os.path.join(ROOT, "host"), "new", args.window))),
+                flush=True,
+            )
     print("load average at end: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
     return 0
 

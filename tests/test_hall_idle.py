@@ -12,7 +12,8 @@ import threading
 import pytest
 from hallserver import WAIT_S
 
-from qizhong.server.board import Ports, Worker
+from qizhong.server import board
+from qizhong.server.board import Worker
 from qizhong.server.hall import Hall
 from qizhong.server.store import Store
 from qizhong.sim import Sim
@@ -86,7 +87,7 @@ def test_a_press_wakes_the_sleeping_worker_through_its_port(sim, tmp_path):
             events.append(event)
             got.set()
 
-    ports = Ports()
+    ports = board.Ports()
     w = Worker(sim.serial_path, store, notify, ports=ports)
     w.QUIET_S = 86400.0
     try:

@@ -431,9 +431,17 @@ def test_a_flood_of_relays_waits_behind_the_clocks_events(tmp_path, broker):
             )
         sims.press(a.sim(1), "left")
         a.wait(ws, lambda m: (m.get("event") or {}).get("name") == "press")
-        answered = anon.replies(300, timeout=30)
+        # #34 item 3: queries past the bridge's bound are dropped (counted), not
+        # answered: every one is answered or counted. (Before, a server slow to
+        # take them from the broker answered all 300, which a faster one does not.)
+        answered: list[dict] = []
+        flooded = 0
+        deadline = time.monotonic() + WAIT_S
+        while len(answered) + flooded < 300 and time.monotonic() < deadline:
+            answered += anon.replies(300 - len(answered) - flooded, timeout=1.0)
+            flooded = a.get("/api/relays")["flooded"]
         ok = [r for r in answered if r["ok"]]
-        assert len(answered) == 300
+        assert len(answered) + flooded == 300
         assert len(ok) < 60, "%d relays ran: they queue without bound" % len(ok)
         assert all(r["text"].startswith("busy") for r in answered if not r["ok"])
     finally:

@@ -541,7 +541,11 @@ class Link:
         ``hello`` or ``since`` whose reply may be lost is asked again), in
         the link's clock; None: not before the clock speaks. An event-driven
         host waits for the port's bytes or this, whichever comes first."""
-        sent = [t for t, rid in ((self._hello_sent, self._hello_id), (self._since_sent, self._since_id)) if rid]
+        sent = [
+            t
+            for t, rid in ((self._hello_sent, self._hello_id), (self._since_sent, self._since_id))
+            if rid
+        ]
         return min(sent) + self.RETRY_S if sent else None
 
     def now(self) -> float:

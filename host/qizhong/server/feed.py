@@ -98,9 +98,27 @@ class Live:
 
     def _reset(self) -> None:
         self.played: list[str] = []
-        self.xq = xiangqi_pgn.Game()
-        self.cb = chess.Board()
-        self.gb = go.Board(GO_SIZE)
+        self._xq: xiangqi_pgn.Game | None = None  # each made when first used: a hall of
+        self._cb: chess.Board | None = None  # 1,000 boards makes one of the three each
+        self._gb: go.Board | None = None
+
+    @property
+    def xq(self) -> xiangqi_pgn.Game:
+        if self._xq is None:
+            self._xq = xiangqi_pgn.Game()
+        return self._xq
+
+    @property
+    def cb(self) -> chess.Board:
+        if self._cb is None:
+            self._cb = chess.Board()
+        return self._cb
+
+    @property
+    def gb(self) -> go.Board:
+        if self._gb is None:
+            self._gb = go.Board(GO_SIZE)
+        return self._gb
 
     def sync(self, played: list[str]) -> None:
         """Apply the moves of ``played`` not yet applied (all again if it is another game)."""
@@ -541,8 +559,10 @@ class Feed:
         made again on the feed's thread, once for a burst of changes."""
         st = self.states.get(no)
         kept = self._kept.get(no)
-        if st is None or (kept is None and not st.played) or (
-            kept is not None and kept.record_key == self.key(st)
+        if (
+            st is None
+            or (kept is None and not st.played)
+            or (kept is not None and kept.record_key == self.key(st))
         ):
             return  # nothing the record says changed (a press, a status): made when asked
         with self._lock:

@@ -9,7 +9,9 @@ past ``MAX_WAITING`` messages the page is dropped). This server's own
 boards go out before other servers' (which come from the broker, and may be
 a flood). A send that does not finish within ``SEND_S`` (a page that
 stopped reading) closes that viewer; its page reconnects and gets a fresh
-``hello``.
+``hello``. What waits goes out in one batch under one timer (#32: not a
+timer per message), and only what changed reaches it: a board's state that
+shows nothing new is not offered at all (``Hall.notify``).
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ class Viewer:
             self._timer = loop.call_later(late, self._check)
         else:
             self._stuck()
+
+    def _stuck(self) -> None:
+        """A send that did not finish within SEND_S: the page is not reading."""
+        self.stuck = True
+        self.task.cancel()
 
     async def drop(self) -> None:
         """Close a page that does not read: it reconnects for a fresh hello."""
