@@ -197,7 +197,7 @@ async def measure(n: int, host: str, label: str, s: float) -> dict[str, Any]:
                 await asyncio.sleep(2)  # the start's work over
                 idle1 = await window(run, viewers, http, s, False)
                 run.fleet_say("go 10 20")
-                await asyncio.sleep(2)  # the start events of every clock over
+                await asyncio.sleep(2 + n / 200)  # every clock's start event kept
                 press1 = await window(run, viewers, http, s, True)
                 await viewers.add(19)
                 await asyncio.sleep(1)
