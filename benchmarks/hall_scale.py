@@ -192,6 +192,10 @@ async def measure(n: int, host: str, label: str, s: float) -> dict[str, Any]:
         try:
             async with aiohttp.ClientSession() as http:
                 up = await all_up(run, http)
+                a = mono_ms()
+                async with http.get(run.url + "/live.pgn") as r:  # the first: every record made
+                    await r.read()
+                first_pgn = mono_ms() - a
                 viewers = Viewers(run, http)
                 await viewers.add(1)
                 await asyncio.sleep(2)  # the start's work over
@@ -212,7 +216,7 @@ async def measure(n: int, host: str, label: str, s: float) -> dict[str, Any]:
             run.stop()
     return {
         "label": label, "n": n, "serving": run.serving_s, "up": up, "idle": (idle1, idle20),
-        "press": (press1, press20), "rss": rss, "hwm": hwm, "fleet": fleet,
+        "press": (press1, press20), "rss": rss, "hwm": hwm, "fleet": fleet, "first": first_pgn,
     }  # fmt: skip
 
 
@@ -221,12 +225,13 @@ def row(r: dict[str, Any]) -> str:
     p1, p20 = r["press"]
     return (
         "| %s | %d | %.1f / %.1f %% | %.1f / %.1f %% | %.1f / %.1f ms; %.1f / %.1f ms"
-        " | %.0f / %.0f ms | %.0f MB (peak %.0f) | %.1f s (HTTP %.1f s) | %d |"
+        " | %.0f / %.0f ms (first %.0f) | %.0f MB (peak %.0f) | %.1f s (HTTP %.1f s) | %d"
+        " | %.1f s |"
         % (
             r["label"], r["n"], i1["cpu"], i20["cpu"], p1["cpu"], p20["cpu"],
             pct(p1["ages"], 50), pct(p1["ages"], 99), pct(p20["ages"], 50), pct(p20["ages"], 99),
-            pct(p1["pgn"] + p20["pgn"], 50), pct(p1["pgn"] + p20["pgn"], 99),
-            r["rss"], r["hwm"], r["up"], r["serving"], i20["messages"],
+            pct(p1["pgn"] + p20["pgn"], 50), pct(p1["pgn"] + p20["pgn"], 99), r["first"],
+            r["rss"], r["hwm"], r["up"], r["serving"], i20["messages"], r["fleet"]["cpu_s"],
         )
     )  # fmt: skip
 
@@ -248,7 +253,7 @@ def main() -> int:
     print("| code | clocks | CPU idle, 1 / 20 viewers | CPU pressing, 1 / 20"
           " | press -> page p50 / p99, 1 viewer; 20 | /live.pgn p50 / p99 | RSS"
           " | all boards up (serving) | messages to 20 idle viewers |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if args.old:
             old = old_tree(args.old, tmp)
