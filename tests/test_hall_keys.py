@@ -21,6 +21,7 @@ def _post(server, path, body):
 
 
 def test_a_key_used_for_one_request_is_refused_for_another(server):
+    ws = server.socket()
     first = _post(server, "/api/boards/1/start", {"side": 0, "key": "k-1"})
     assert first[0] == 200 and not first[1].get("repeated")
     again = _post(server, "/api/boards/1/start", {"side": 0, "key": "k-1"})
@@ -57,4 +58,5 @@ def test_a_key_used_for_one_request_is_refused_for_another(server):
         assert e.code == 409
     # A fresh key does it.
     assert _post(server, "/api/boards/2/start", {"side": 0, "key": "k-2"})[0] == 200
-    assert server.get("/api/boards/2")["state"] == "running"
+    server.wait(ws, lambda m: m["type"] == "board" and m["board"]["no"] == 2
+                and m["board"]["state"] == "running")  # fmt: skip

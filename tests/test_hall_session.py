@@ -271,3 +271,30 @@ def test_go_a_second_pass_entered_before_its_press_gets_its_time(server):
     sgf = record(server, "/api/boards/1/session/record")
     assert "BL[%d" % (last["left"] // 1000) in sgf.rsplit(";", 1)[1]  # the last node: the pass
     assert "PB[Ke Jie]" in sgf and "PW[Shin Jinseo]" in sgf
+
+
+def test_a_bad_option_for_a_new_session_changes_nothing(server):
+    """#34 item 1: ``session/new`` with one bad option (``"size": "19x19"``)
+    answered 500 after closing the running session: its moves vanished from
+    the session, ``/boards/N.pgn`` and ``/live.pgn``. Now every option is
+    checked first: 400 naming it, the game in play untouched, after a restart too."""
+    ws = server.socket()
+    server.boards_up(ws)
+    server.post("/api/boards/1/session/new", {"options": {"red": "Hu", "black": "Xu"}})
+    line(server, "start")
+    assert line(server, "炮二平五")["ok"]
+    sims.press(server.sim(1), "left", wait_up=True)
+    wait_for(server, ws, lambda v: v["moves"] and v["moves"][0]["left"] is not None)
+    bad_options = (
+        {"size": "19x19"}, {"spec": "15x"}, {"handicap": 1}, {"komi": "lots"},
+        {"date": "tomorrow"}, {"left": "up"}, {"nonsense": 1}, {"red": "a\nb"},
+    )  # fmt: skip
+    for bad in bad_options:
+        assert server.status_of("/api/boards/1/session/new", {"options": bad}, PASSWORD) == 400
+    view = server.get("/api/boards/1/session")
+    assert view["active"] and len(view["moves"]) == 1
+    with urllib.request.urlopen(server.url + "/boards/1.pgn", timeout=10) as r:
+        assert len(xiangqi_pgn.read_game(r.read()).moves) == 1
+    server.kill()
+    server.start()
+    assert len(server.get("/api/boards/1/session")["moves"]) == 1

@@ -399,7 +399,7 @@ def make_app(hall: Hall) -> web.Application:
         if not isinstance(opts, dict):
             raise web.HTTPBadRequest(text="options: a JSON object")
         from qizhong.arbiter.session import ArbiterError
-        from qizhong.server.session import SessionError
+        from qizhong.server.session import OptionError, SessionError
 
         worker = hall.worker(no)
         configure = bool(body.get("configure", False))
@@ -408,6 +408,8 @@ def make_app(hall: Hall) -> web.Application:
             return web.json_response({"ok": True, "repeated": True, "session": hall.games.view(no)})
         try:
             await asyncio.wrap_future(worker.call(lambda c: hall.games.create(no, opts, configure)))
+        except OptionError as e:
+            raise web.HTTPBadRequest(text=str(e)) from None
         except (ArbiterError, SessionError) as e:
             raise web.HTTPConflict(text=str(e)) from None
         except LinkError as e:

@@ -41,7 +41,7 @@ from typing import Any
 from aiohttp import web
 
 from qizhong import timecontrol
-from qizhong.server import actions
+from qizhong.server import actions, validate
 from qizhong.server.feed import RESULTS, Game, Info, go_result
 
 SCHEMA = """
@@ -120,9 +120,19 @@ def clean_text(value: str, what: str, limit: int = MAX_NAME) -> str:
     text = unicodedata.normalize("NFC", value).strip()
     if len(text) > limit:
         raise RoundError("%s: at most %d characters" % (what, limit))
-    if any(unicodedata.category(c).startswith("C") for c in text):
+    if validate.unprintable(text):
         raise RoundError("%s: no control characters" % what)
     return text
+
+
+def csv_rows(text: str, delimiter: str) -> list[list[str]]:
+    """CSV text's rows; a file the reader cannot take (a cell past its
+    131,072 characters: an unclosed quote) is a ``RoundError`` naming the line."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        return list(reader)
+    except csv.Error as e:
+        raise RoundError("line %d: %s (an unclosed quote?)" % (reader.line_num, e)) from None
 
 
 def check_date(value: str, what: str = "date") -> str:
@@ -157,10 +167,11 @@ def parse_round(
     if not any(ln.strip() for ln in lines):
         raise RoundError("no pairings")
     delimiter = "\t" if "\t" in text else ","
-    rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter))
+    rows = csv_rows("\n".join(lines), delimiter)
     out: list[Pairing] = []
     errors: list[str] = []
     seen: set[int] = set()
+    placed: dict[str, int] = {}  # a player's name (case folded): the line that placed them
     for n, row in enumerate(rows, start=1):
         cells = [c.strip() for c in row]
         if not any(cells):
@@ -182,9 +193,15 @@ def parse_round(
                 kind = cells[2].lower() or "full"
                 if not name or kind not in BYES or kind == "pab":
                     raise RoundError("bye,NAME,full|half|zero")
+                _place(placed, name, n)
                 byes.append((name, kind))
             else:
-                out.append(_pairing(cells, boards, seen))
+                p = _pairing(cells, boards, seen)
+                if p.first.casefold() == p.second.casefold():
+                    raise RoundError("%s cannot play themself" % p.first)
+                for name in (p.first, p.second):
+                    _place(placed, name, n)
+                out.append(p)
         except RoundError as e:
             errors.append("line %d: %s" % (n, e))
     if errors:
@@ -192,6 +209,13 @@ def parse_round(
     if not out and not byes:
         raise RoundError("no pairings")
     return out, byes
+
+
+def _place(placed: dict[str, int], name: str, line: int) -> None:
+    """One player in one place a round (#34 item 9: one name on two boards was taken)."""
+    at = placed.setdefault(name.casefold(), line)
+    if at != line:
+        raise RoundError("%s is on line %d too: one board or bye a round" % (name, at))
 
 
 def _pairing(cells: list[str], boards: dict[int, tuple[str, str]], seen: set[int]) -> Pairing:

@@ -60,6 +60,10 @@ class Hall(Protocol):
     def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None: ...
 
 
+class OptionError(ValueError):
+    """A new session's option that is not one (400: nothing was touched)."""
+
+
 class SessionError(ValueError):
     """A session request the server refuses (bad input; nothing changed)."""
 
@@ -233,9 +237,7 @@ class Sessions:
         from qizhong.arbiter.session import ArbiterError
 
         st = self.hall.states[no]
-        if no in self.games:
-            self.close(no, "a new session")
-        args = _args(opts, st.board, self.late_entry)
+        args = _args(opts, st.board, self.late_entry)  # every option checked before anything
         n = self.hall.store.last_session(no) + 1
         fed = FedClock(self.hall, no)
         fed.row = self._last_row(no)
@@ -254,10 +256,14 @@ class Sessions:
                 session = make_session(
                     argparse.Namespace(**header["args"]), cast("Clock", journal.tape)
                 )
-        except ArbiterError:
-            self.hall.store.add_entry(no, n, fed.row, {"close": "refused"})
-            raise
+        except (ArbiterError, ValueError) as e:  # refused: the game in play goes on
+            self.hall.store.drop_session(no, n)
+            if isinstance(e, ArbiterError):
+                raise
+            raise SessionError(str(e)) from None
         g = Game(no, n, Console(session, journal=journal), journal, fed)
+        if no in self.games:
+            self.close(no, "a new session")
         self.games[no] = g
         self._settle(g)
         return g
@@ -449,30 +455,102 @@ class Sessions:
 
 
 def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]:
-    """``qizhong arbiter``'s options for a session on ``board``, from ``opts``."""
+    """``qizhong arbiter``'s options for a session on ``board``, from ``opts``,
+    each checked (``SessionError`` names the first bad one): a new session is
+    refused before the board's game is touched (#34 item 1)."""
+    from qizhong import timecontrol
+
+    known = {"first", "second", "red", "black", "white", "configure", *KEPT_OPTS}
+    for k in opts:
+        if k not in known:
+            raise OptionError("%s: no such option" % str(k)[:40])
     game = str(opts.get("game") or board.game)
     if game not in SPECS:
-        raise SessionError("game: xiangqi, go or chess")
+        raise OptionError("game: xiangqi, go or chess")
     first_word, second_word = {"xiangqi": ("red", "black"), "go": ("black", "white"),
                                "chess": ("white", "black")}[game]  # fmt: skip
     out: dict[str, Any] = {
-        "game": game, "spec": str(opts.get("spec") or board.spec or SPECS[game]),
-        "left": opts.get("left"), "red": None, "black": None, "white": None,
-        "event": opts.get("event"), "site": opts.get("site"), "round": opts.get("round"),
-        "date": str(opts.get("date") or datetime.date.today().isoformat()),
-        "fen": opts.get("fen"), "knockout": bool(opts.get("knockout", False)),
-        "late_entry": bool(opts.get("late_entry", late)), "size": int(opts.get("size") or 19),
-        "komi": str(opts.get("komi") or "7.5"), "lang": str(opts.get("lang") or "en"),
-        "chess960": opts.get("chess960"), "emt": bool(opts.get("emt", False)),
-        "repetition": str(opts.get("repetition") or "cxa"),
-        "board": opts.get("board"), "handicap": int(opts.get("handicap") or 0),
+        "game": game, "spec": _text(opts, "spec") or board.spec or SPECS[game],
+        "left": _choice(opts, "left", ("red", "black", "white")), "red": None, "black": None,
+        "white": None, "event": _text(opts, "event"), "site": _text(opts, "site"),
+        "round": _text(opts, "round"),
+        "date": _text(opts, "date") or datetime.date.today().isoformat(),
+        "fen": _text(opts, "fen"), "knockout": _flag(opts, "knockout", False),
+        "late_entry": _flag(opts, "late_entry", late),
+        "size": _whole(opts, "size", 19, (9, 13, 19)), "komi": _text(opts, "komi") or "7.5",
+        "lang": _text(opts, "lang") or "en", "chess960": opts.get("chess960"),
+        "emt": _flag(opts, "emt", False),
+        "repetition": _choice(opts, "repetition", ("cxa", "axf")) or "cxa",
+        "board": _text(opts, "board"), "handicap": _whole(opts, "handicap", 0, range(10)),
     }  # fmt: skip
-    out[first_word] = str(opts.get(first_word) or opts.get("first") or board.first or "")
-    out[second_word] = str(opts.get(second_word) or opts.get("second") or board.second or "")
-    for k, v in out.items():
-        if isinstance(v, str) and len(v) > LINE_MAX:
-            raise SessionError("%s: at most %d characters" % (k, LINE_MAX))
+    out[first_word] = _text(opts, first_word) or _text(opts, "first") or board.first or ""
+    out[second_word] = _text(opts, second_word) or _text(opts, "second") or board.second or ""
+    try:
+        timecontrol.parse(out["spec"])
+    except ValueError as e:
+        raise OptionError("spec: %s" % e) from None
+    try:
+        datetime.date.fromisoformat(out["date"].replace(".", "-"))
+    except ValueError:
+        raise OptionError("date: YYYY-MM-DD") from None
+    try:
+        komi = float(out["komi"])
+    except ValueError:
+        raise OptionError("komi: a number of points, as 7.5") from None
+    if not -100 <= komi <= 100 or komi * 2 != int(komi * 2):
+        raise OptionError("komi: a number of points from -100 to 100, whole or half")
+    if out["chess960"] is not None and not (
+        isinstance(out["chess960"], bool)
+        or (isinstance(out["chess960"], int) and 0 <= out["chess960"] <= 959)
+    ):
+        raise OptionError("chess960: true, false or a position number 0-959")
+    if out["handicap"] == 1:
+        raise OptionError("handicap: 0, or 2 to 9 stones")
     return out
+
+
+KEPT_OPTS = ("game", "spec", "left", "event", "site", "round", "date", "fen", "knockout",
+             "late_entry", "size", "komi", "lang", "chess960", "emt", "repetition", "board",
+             "handicap")  # fmt: skip
+
+
+def _text(opts: dict[str, Any], key: str) -> str | None:
+    v = opts.get(key)
+    if v is None or v == "":
+        return None
+    if isinstance(v, bool) or not isinstance(v, str | int | float):
+        raise OptionError("%s: a text" % key)
+    v = str(v)
+    if len(v) > LINE_MAX or any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in v):
+        raise OptionError("%s: at most %d characters, no control characters" % (key, LINE_MAX))
+    return v
+
+
+def _flag(opts: dict[str, Any], key: str, default: bool) -> bool:
+    v = opts.get(key, default)
+    if not isinstance(v, bool):
+        raise OptionError("%s: true or false" % key)
+    return v
+
+
+def _whole(opts: dict[str, Any], key: str, default: int, allowed: Any) -> int:
+    v = opts.get(key)
+    if v is None or v == "":
+        return default
+    if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) < 4:
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v not in allowed:
+        raise OptionError("%s: one of %s" % (key, ", ".join(str(a) for a in allowed)))
+    return v
+
+
+def _choice(opts: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
+    v = opts.get(key)
+    if v is None or v == "":
+        return None
+    if v not in allowed:
+        raise OptionError("%s: one of %s" % (key, ", ".join(allowed)))
+    return str(v)
 
 
 def _set_names(session: Any, first: str | None, second: str | None) -> None:

@@ -335,6 +335,11 @@ class Store:
         )
         return int(cur.lastrowid or 0)
 
+    def drop_session(self, board: int, session: int) -> None:
+        """A session refused as it was made: its journal goes, so the board's
+        newest session (the game in play) is the one rebuilt after a restart."""
+        self._write("DELETE FROM session_log WHERE board=? AND session=?", (board, session))
+
     def last_session(self, board: int) -> int:
         """The number of the board's newest session (0: none yet)."""
         rows = self._read("SELECT MAX(session) FROM session_log WHERE board=?", (board,))

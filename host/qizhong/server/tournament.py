@@ -20,7 +20,7 @@ from aiohttp import web
 
 from qizhong import timecontrol
 from qizhong.server import actions
-from qizhong.server.rounds import BYES, Pairing, RoundError, Rounds, clean_text
+from qizhong.server.rounds import BYES, Pairing, RoundError, Rounds, clean_text, csv_rows
 from qizhong.tournament import berger, trf
 from qizhong.tournament.standings import (
     DEFAULTS,
@@ -48,7 +48,7 @@ def players_from_csv(text: str) -> list[dict[str, Any]]:
     ``game``, ``mms0`` (a Go McMahon starting score)); numbered in order when ``no`` is
     not given. Every bad line is named; nothing is taken."""
     delimiter = "\t" if "\t" in text else ","
-    rows = list(csv.reader(io.StringIO(text.replace("\r\n", "\n")), delimiter=delimiter))
+    rows = csv_rows(text.replace("\r\n", "\n"), delimiter)
     rows = [r for r in rows if any(c.strip() for c in r)]
     if not rows:
         raise RoundError("no players")

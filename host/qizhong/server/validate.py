@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 from qizhong import timecontrol
@@ -213,12 +214,24 @@ def command(cmd: Any) -> str:
     return text
 
 
+def unprintable(text: str) -> bool:
+    """``text`` has a character no name may hold: a control or format
+    character (U+0085, U+202E's reversal), a line or paragraph separator
+    (U+2028, U+2029), a private or unassigned one. A name goes into PGN tags,
+    CSV cells and pages, where each of these ends a line or turns the text."""
+    return any(unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp")
+               for c in text)  # fmt: skip
+
+
 def player(name: Any, field: str = "name") -> str:
-    """A player's name: text of at most ``MAX_TEXT`` bytes, no control
-    characters (a newline would end a record's tag)."""
+    """A player's name: NFC text of at most ``MAX_TEXT`` bytes, nothing
+    ``unprintable`` (a newline would end a record's tag; #34 item 10)."""
     if not isinstance(name, str):
         raise Invalid("%s: a text" % field)
-    return _str(name.strip(), field)
+    text = _str(unicodedata.normalize("NFC", name).strip(), field)
+    if unprintable(text):
+        raise Invalid("%s: a control or format character" % field)
+    return text
 
 
 def is_change(text: str) -> bool:
