@@ -31,7 +31,8 @@ def test_the_knock_alert_names_the_knocker_from_the_clocks_own_events():
     st.apply(stored(2, "penalty", 1, -30000))  # a penalty in play names nobody
     st.apply(stored(3, "knock", 0))  # Red's time ran
     assert st.alerts[-1] == {
-        "id": 3, "kind": "knock", "side": 0, "t": 3000, "host_ms": 0, "knocker": -1, "bonus": 0
+        "id": 3, "kind": "knock", "side": 0, "t": 3000, "host_ms": 0, "knocker": -1, "bonus": 0,
+        "game": 1,
     }  # fmt: skip
     assert st.view()["knocker"] == -1
     st.apply(stored(4, "penalty", 0, 60000))  # Red gets the minute: Black knocked it

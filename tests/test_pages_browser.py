@@ -163,6 +163,8 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
     ask = desk.text("#ask .question")
     assert "Black wins" in ask and "the game ends" in ask, ask
     assert "Black wins" in desk.text("#ask-yes")
+    if SHOTS:
+        desk.shot("board-confirm-result.png", tmp, 1366, 768)
     b.find_element(By.ID, "ask-yes").click()
     desk.board(2, lambda: desk.view(2)["over"], "the chase confirmed")
     assert "black wins" in desk.view(2)["result"].lower()
@@ -172,6 +174,8 @@ def test_the_pages_defects_are_gone(desk, tmp_path):
     desk.until(lambda: "click a chain" in desk.text("#go-score"))
     desk.line(3, "dead D4")
     desk.until(lambda: b.find_elements(By.CSS_SELECTOR, "svg.go .dead-mark[data-vertex='D4']"))
+    if SHOTS:
+        desk.shot("board-go-dead.png", tmp, 1366, 768)
     log = js(
         desk,
         "const li = document.querySelector('#session-log li');"

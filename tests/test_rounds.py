@@ -142,6 +142,9 @@ def test_two_rounds_results_and_every_record(server):
     )
     assert xq.headers["Round"] == "1" and xq.headers["Board"] == "1"
     assert xq.headers["Red"] == "吕钦" and xq.headers["Result"] == "1-0"
+    # The one record: the session's, run again from its journal after the board's next game
+    # began (the arbiter's ruling is in it, as in no record made from the clock alone).
+    assert any("awards" in c for c in xq.comments), xq.comments
     assert all(c is not None for c in xq.clocks)
     sgf = fetch(server, "/rounds/1/2.sgf")
     import sgfmill.sgf

@@ -212,3 +212,39 @@ def test_go_sos_sosos_sodos_and_mcmahon_scores():
     mm = {r.no: r for r in standings(players, res, "go", mcmahon={1: 3, 2: 3, 3: 2, 4: 2})}
     assert {n: show(r.points) for n, r in mm.items()} == {1: "5", 2: "4", 3: "2.5", 4: "2.5"}
     assert show(mm[1].tb["SOS"]) == "6.5"  # 4 + 2.5
+
+
+def test_a_round_without_a_pairing_is_an_unplayed_round_for_buchholz():
+    """A withdrawn (or absent) player has nothing in a round that was played: with the
+    rounds given, it is an unplayed round (TRF-16's blank: a zero-point bye) against a
+    dummy opponent with the player's own points, and Cut-1 drops it first."""
+    players = {n: ("P%d" % n, 0, "") for n in (1, 2, 3)}
+    res = {
+        1: [R(1, 2, True, "1"), R(2, 3, True, "=")],
+        2: [R(1, 1, False, "0")],  # withdrew after round 1
+        3: [R(1, 0, False, "F"), R(2, 1, False, "=")],
+    }
+    by = {r.no: r for r in standings(players, res, "chess", ("BH", "BH-C1"), rounds=[1, 2])}
+    # 2: round 1 against 1 (1.5), round 2 unplayed (own 0): BH 1.5, Cut-1 1.5.
+    assert (show(by[2].tb["BH"]), show(by[2].tb["BH-C1"])) == ("1.5", "1.5")
+    alone = {r.no: r for r in standings(players, res, "chess", ("BH", "BH-C1"))}
+    assert (show(alone[2].tb["BH"]), show(alone[2].tb["BH-C1"])) == ("1.5", "0")
+
+
+def test_go_handicap_stones_stand_on_the_star_points():
+    from qizhong.arbiter.go import handicap_points
+    from qizhong.arbiter.session import ArbiterError
+
+    def gtp(size, n):
+        return sorted(p.gtp() for p in handicap_points(size, n))
+
+    assert gtp(19, 2) == ["D4", "Q16"]
+    assert gtp(19, 3) == ["D4", "Q16", "Q4"]
+    assert gtp(19, 5) == ["D16", "D4", "K10", "Q16", "Q4"]
+    assert gtp(19, 6) == ["D10", "D16", "D4", "Q10", "Q16", "Q4"]
+    assert gtp(19, 9) == ["D10", "D16", "D4", "K10", "K16", "K4", "Q10", "Q16", "Q4"]
+    assert gtp(13, 4) == ["D10", "D4", "K10", "K4"]
+    assert gtp(9, 5) == ["C3", "C7", "E5", "G3", "G7"]
+    for size, n in ((9, 6), (19, 1), (19, 10), (7, 2)):
+        with pytest.raises(ArbiterError):
+            handicap_points(size, n)

@@ -7,6 +7,12 @@
     qizhong round results 1 --csv                           # the results table
     qizhong round score 7 B+3.5                             # a Go board's score
     qizhong round zip 1 round1.zip                          # every record of the round
+    qizhong round players players.csv                       # the player list (CSV or .trf)
+    qizhong round trf pairing.trf --boards 11,12            # a chess round from a TRF file
+    qizhong round robin 1,2,3,4,5,6 --game xiangqi          # a round robin (Berger tables)
+    qizhong round bye 3 5 half | forfeit 3 2 second | late 3 1 first 10 | withdraw 4 --from 3
+    qizhong round standings --game chess [--csv]            # the standings, tie-breaks
+    qizhong round trf-out tournament.trf                    # TRF-16 with every result
 
 Changes need the arbiter's password in ``$QIZHONG_ARBITER_PASSWORD``; the
 server is ``--server`` or ``$QIZHONG_SERVER`` (default http://127.0.0.1:8080).
@@ -166,6 +172,105 @@ def cmd_zip(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8-sig") as f:
+        return f.read()
+
+
+def _numbers(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise Failed("%r: numbers separated by commas" % text) from None
+
+
+def cmd_players(args: argparse.Namespace) -> int:
+    text = _read(args.file)
+    kind = (
+        "trf"
+        if args.file.lower().endswith((".trf", ".txt")) or text[:3] in ("012", "001")
+        else "csv"
+    )
+    got = _json(args, "/api/players", {kind: text})
+    print("%d players" % got["players"])
+    return 0
+
+
+def cmd_trf(args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {"trf": _read(args.file), "date": args.date or ""}
+    if args.round is not None:
+        body["round"] = args.round
+    if args.boards:
+        body["boards"] = _numbers(args.boards)
+    if args.control:
+        body["control"] = args.control
+    got = _json(args, "/api/rounds/trf", body)
+    print("round %d: %d boards, %d byes" % (got["round"], got["pairings"], got["byes"]))
+    return 0
+
+
+def cmd_robin(args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {"players": _numbers(args.players), "game": args.game,
+                            "date": args.date or ""}  # fmt: skip
+    for key, value in (("first_round", args.first), ("rounds", args.rounds)):
+        if value is not None:
+            body[key] = value
+    if args.boards:
+        body["boards"] = _numbers(args.boards)
+    if args.control:
+        body["control"] = args.control
+    got = _json(args, "/api/rounds/robin", body)
+    print("rounds %s" % ", ".join(map(str, got["rounds"])))
+    return 0
+
+
+def cmd_incident(args: argparse.Namespace) -> int:
+    verb = args.round_op
+    if verb == "bye":
+        body: dict[str, Any] = {"player": args.player, "kind": args.kind}
+    elif verb == "forfeit":
+        body = {"board": args.board, "side": args.side}
+    else:
+        body = {"board": args.board, "side": args.side, "minutes": args.minutes}
+    got = _json(args, "/api/rounds/%d/%s" % (args.round, verb), body)
+    print(got.get("outcome", "ok"))
+    return 0
+
+
+def cmd_withdraw(args: argparse.Namespace) -> int:
+    _json(args, "/api/players/%d/withdraw" % args.player, {"round": args.start})
+    print("player %d withdrawn from round %d" % (args.player, args.start))
+    return 0
+
+
+def cmd_standings(args: argparse.Namespace) -> int:
+    query = "?game=%s" % args.game + ("&round=%d" % args.after if args.after else "")
+    if args.csv:
+        sys.stdout.write(_call(args, "/standings.csv" + query).decode())
+        return 0
+    got = _json(args, "/api/standings" + query)
+    keys = [t["key"] for t in got["tiebreaks"]]
+    cells = [["#", "no", "name", "points", *keys]]
+    cells += [[str(r["rank"]), str(r["no"]), r["name"], r["points"], *(r["tb"][k] for k in keys)]
+              for r in got["rows"]]  # fmt: skip
+    widths = [max(width(row[i]) for row in cells) for i in range(len(cells[0]))]
+    for row in cells:
+        print(" ".join(pad(c, w) for c, w in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def cmd_trf_out(args: argparse.Namespace) -> int:
+    data = _call(args, "/tournament.trf")
+    with open(args.file, "wb") as f:
+        f.write(data)
+    print("%s: %d bytes" % (args.file, len(data)))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         return int(args.round_func(args))
@@ -219,3 +324,52 @@ def add_commands(sub: Any) -> None:
     a.add_argument("round", type=int)
     a.add_argument("file")
     a.set_defaults(round_func=cmd_zip)
+    a = ops.add_parser("players", help="the player list from a CSV or TRF file (- : stdin)")
+    a.add_argument("file")
+    a.set_defaults(round_func=cmd_players)
+    a = ops.add_parser("trf", help="a chess round from the pairing program's TRF-16 file")
+    a.add_argument("file")
+    a.add_argument("--round", type=int, help="the file's round to take (default its last)")
+    a.add_argument("--boards", help="the boards, in order (default the chess boards)")
+    a.add_argument("--control", help="the time control (default the boards')")
+    a.add_argument("--date", metavar="YYYY-MM-DD")
+    a.set_defaults(round_func=cmd_trf)
+    a = ops.add_parser("robin", help="a round robin's rounds, from FIDE's Berger tables")
+    a.add_argument("players", help="the players' numbers in their drawn order: 3,1,2,...")
+    a.add_argument("--game", default="xiangqi", choices=["xiangqi", "go", "chess"])
+    a.add_argument("--first", type=int, help="its first round's number (default the next)")
+    a.add_argument("--rounds", type=int, help="how many of its rounds (default all)")
+    a.add_argument("--boards", help="the boards, in order")
+    a.add_argument("--control", help="the time control (default the boards')")
+    a.add_argument("--date", metavar="YYYY-MM-DD")
+    a.set_defaults(round_func=cmd_robin)
+    a = ops.add_parser("bye", help="a bye in a round: full, half or zero points")
+    a.add_argument("round", type=int)
+    a.add_argument("player", type=int)
+    a.add_argument("kind", nargs="?", default="full", choices=["full", "half", "zero", "pab"])
+    a.set_defaults(round_func=cmd_incident)
+    a = ops.add_parser("forfeit", help="who did not come to a board (first, second, both)")
+    a.add_argument("round", type=int)
+    a.add_argument("board", type=int)
+    a.add_argument("side", choices=["first", "second", "both", ""])
+    a.set_defaults(round_func=cmd_incident)
+    a = ops.add_parser(
+        "late", help="a late arrival: within the default time, noted; else a forfeit"
+    )
+    a.add_argument("round", type=int)
+    a.add_argument("board", type=int)
+    a.add_argument("side", choices=["first", "second"])
+    a.add_argument("minutes", type=int)
+    a.set_defaults(round_func=cmd_incident)
+    a = ops.add_parser("withdraw", help="a player withdraws (from a round on)")
+    a.add_argument("player", type=int)
+    a.add_argument("--from", dest="start", type=int, required=True, metavar="ROUND")
+    a.set_defaults(round_func=cmd_withdraw)
+    a = ops.add_parser("standings", help="the standings with the game's tie-breaks")
+    a.add_argument("--game", default="xiangqi", choices=["xiangqi", "go", "chess"])
+    a.add_argument("--after", type=int, metavar="ROUND", help="after this round")
+    a.add_argument("--csv", action="store_true", help="as the CSV file")
+    a.set_defaults(round_func=cmd_standings)
+    a = ops.add_parser("trf-out", help="the chess section as TRF-16, every result in")
+    a.add_argument("file")
+    a.set_defaults(round_func=cmd_trf_out)

@@ -155,6 +155,8 @@ def make_app(hall: Hall) -> web.Application:
         view["position"] = await hall.feed.position(st)
         view["played_moves"] = st.played
         view["session"] = hall.games.view(st.board.no)
+        if view["session"].get("position") and st.board.game == "go":
+            view["position"] = view["session"]["position"]  # the session's size and handicap
         view["record"] = (
             "/boards/%d.pgn" % st.board.no
             if st.board.game in ("xiangqi", "chess")

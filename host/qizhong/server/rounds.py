@@ -62,7 +62,6 @@ CREATE TABLE IF NOT EXISTS players (
 CREATE TABLE IF NOT EXISTS byes (
   round INTEGER NOT NULL, player INTEGER NOT NULL, kind TEXT NOT NULL, game TEXT NOT NULL,
   PRIMARY KEY (round, player));
-CREATE TABLE IF NOT EXISTS settings_t (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Columns a pairing gained after the first stores were made (added to an older file on open).
 LATER = (("first_no", "INTEGER NOT NULL DEFAULT 0"), ("second_no", "INTEGER NOT NULL DEFAULT 0"),
@@ -555,8 +554,9 @@ class Rounds:
         self._reload()
 
     def setting(self, key: str, default: str = "") -> str:
-        rows = self.store._read("SELECT value FROM settings_t WHERE key=?", (key,))
-        return str(rows[0][0]) if rows else default
+        """A tournament setting (the store's settings, as ``tournament.KEY``)."""
+        got = self.store.setting("tournament." + key)
+        return default if got is None else got
 
     # -- a round's incidents ------------------------------------------------------------------
 
@@ -599,7 +599,8 @@ class Rounds:
     def late(self, no: int, board: int, side: str, minutes: int) -> str:
         """A player came ``minutes`` after the start: within the default time
         (the tournament's ``default_minutes``; FIDE 6.7.1: 0 unless the event's
-        rules say) the game goes on and the record says so; after it, a forfeit."""
+        rules say) the game goes on and the lateness is kept with the pairing (the
+        results table, the pairing sheet); after it, a forfeit."""
         if side not in ("first", "second"):
             raise RoundError("side: first or second")
         if not 0 <= minutes <= 24 * 60:
@@ -727,7 +728,9 @@ class Rounds:
             if start:
                 if st.state == "idle":
                     seen = self._wait_event(p.board, "start")
-                    await self._clock(p.board, "start", {"side": 0})
+                    # Black's time first; with handicap stones White's (GO-1)
+                    first = 1 if p.game == "go" and p.handicap else 0
+                    await self._clock(p.board, "start", {"side": first})
                     try:  # the answer comes once the board shows it running
                         await asyncio.wait_for(seen, 10)
                     except TimeoutError:
@@ -856,11 +859,45 @@ class Rounds:
         return out.getvalue()
 
     async def record(self, no: int, board: int) -> tuple[str, bytes]:
+        """Round ``no``'s game on ``board``: one record, the board's session's (its
+        moves, times, rulings, proposals, result and why) with the round's tags; the
+        feed's record (moves and times) only for a game no session recorded."""
         p = next((p for p in self.pairings(no) if p.board == board), None)
         if p is None or not p.game_no:
             raise KeyError("round %d has no game on board %d" % (no, board))
+        return await self.game_record(board, p.game_no, "sgf" if p.game == "go" else "pgn")
+
+    async def game_record(self, board: int, game_no: int, ext: str) -> tuple[str, bytes]:
+        """Board ``board``'s game ``game_no``: its one record (see ``record``)."""
+        p = Pairing(board, "", "", game_no=game_no)
+        tags = self.info(board, p.game_no)
+        from qizhong.clocks.link import LinkError
+
+        games = self.hall.games
+        got = None
+        try:
+            live = games.games.get(board)
+            if live is not None and live.game_no == p.game_no:  # on the board's thread
+                got = await asyncio.wrap_future(
+                    self.hall.worker(board).call(
+                        lambda c: games.game_record(board, p.game_no, tags)
+                    )
+                )
+            else:
+                got = await self.hall.feed.run(games.game_record, board, p.game_no, tags)
+        except (web.HTTPException, LinkError, LookupError, OSError, ValueError):
+            got = None  # the clock away: the feed's record below
+        if got is not None and got[1].lstrip(".") == ext:
+            score = self.hall.feed.scores.get((board, p.game_no), "")
+            if ext == "sgf" and score:  # the score the arbiter entered is the game's result
+                from qizhong.records.go_sgf import sgf as sgfmill_sgf
+
+                sgf = sgfmill_sgf.Sgf_game.from_string(got[0])
+                sgf.get_root().set_raw("RE", score.encode())
+                return ext, sgf.serialise()
+            return ext, got[0].encode()
         data: bytes = await self.hall.feed.past(board, p.game_no)
-        return ("sgf" if p.game == "go" else "pgn"), data
+        return ext, data
 
     async def zip(self, no: int) -> bytes:
         files = []
@@ -1031,7 +1068,7 @@ def add_routes(app: Any, hall: Any) -> None:
         if ext != request.match_info["ext"]:
             raise web.HTTPNotFound(text="board %d, game %d: a .%s record" % (no, game, ext))
         try:
-            data = await hall.feed.past(no, game)
+            data = (await rounds.game_record(no, game, ext))[1]
         except KeyError as e:
             raise web.HTTPNotFound(text=str(e.args[0])) from None
         except ValueError as e:  # a game of no round, played as another game than the board's now

@@ -151,6 +151,7 @@ class Game:
     view: dict[str, Any] = field(default_factory=dict)
     broken: str = ""  # why the session must be rebuilt from the store before it goes on
     acting: bool = False  # inside one of its actions
+    game_no: int = 0  # the board's game it records (0: a session from before it was kept)
 
 
 class Sessions:
@@ -247,6 +248,7 @@ class Sessions:
             "args": {**{k: args.get(k) for k in KEPT_ARGS}, "configure": configure},
             "clock": {"id": clock.hello.id, "boot": clock.hello.boot},
             "record": "",
+            "game_no": st.game_no,  # the board's game it records (a round's game's record)
         }
         journal = Journal.on("board %d session %d" % (no, n), cast("Clock", fed),
                              self._sink(no, n, fed))  # fmt: skip
@@ -261,7 +263,7 @@ class Sessions:
             if isinstance(e, ArbiterError):
                 raise
             raise SessionError(str(e)) from None
-        g = Game(no, n, Console(session, journal=journal), journal, fed)
+        g = Game(no, n, Console(session, journal=journal), journal, fed, game_no=st.game_no)
         if no in self.games:
             self.close(no, "a new session")
         self.games[no] = g
@@ -340,7 +342,7 @@ class Sessions:
             names = e.get("names")
             if isinstance(names, list) and len(names) == 2:
                 _set_names(console.session, *(x if isinstance(x, str) else None for x in names))
-        g = Game(no, n, console, journal, fed)
+        g = Game(no, n, console, journal, fed, game_no=int(header.get("game_no") or 0))
         g.keys = {str(e["key"]) for _, _, e in rows if "key" in e}
         for s in self.hall.store.events(no, fed.row):  # kept after the session last looked
             fed.feed(s)
@@ -441,13 +443,44 @@ class Sessions:
         self.hall.store.action_done(aid, "ok")
         feed.scores[(g.no, game_no)] = score
 
+    def game_record(self, no: int, game_no: int, tags: Any = None) -> tuple[str, str] | None:
+        """The record of board ``no``'s game ``game_no`` as its session kept it
+        (moves, times, rulings, the engine's proposals, the result and why), with
+        ``tags`` (the round's ``Info``: event, site, date, round, board, names) over
+        its own; None if no session recorded that game. The open session's on the
+        worker's thread; a closed one's is its journal run again, offline."""
+        g = self.games.get(no)
+        if g is not None and g.game_no == game_no:
+            return _tagged(g.console.session, tags)
+        from qizhong.arbiter import journal as jr
+        from qizhong.arbiter.console import replay
+
+        for n in range(self.hall.store.last_session(no), 0, -1):
+            rows = self.hall.store.entries(no, n)
+            if not rows or rows[0][2].get("game_no") != game_no:
+                continue
+            try:
+                header, acts = jr.parse([e for _, _, e in rows], "board %d session %d" % (no, n))
+                journal = jr.Journal.on("board %d session %d" % (no, n),
+                                        cast("Clock", _Offline()), lambda e: None)  # fmt: skip
+                console = replay(header, acts, journal)
+            except Exception:  # a journal that does not replay offline: the feed's record then
+                return None
+            for _, _, e in rows:
+                names = e.get("names")
+                if isinstance(names, list) and len(names) == 2:
+                    _set_names(console.session, *(x if isinstance(x, str) else None for x in names))
+            return _tagged(console.session, tags)
+        return None
+
     def record(self, no: int) -> tuple[str, str]:
         """The board's session record (PGN or SGF text) and its suffix (the worker's thread)."""
         g = self.games.get(no)
         if g is None:
             raise SessionError("board %d has no session" % no)
-        s = g.console.session
-        return s.record_text(), s.suffix()
+        info = getattr(self.hall, "rounds", None)
+        tags = info.info(no, g.game_no) if info is not None and g.game_no else None
+        return _tagged(g.console.session, tags)
 
     def view(self, no: int) -> dict[str, Any]:
         g = self.games.get(no)
@@ -553,6 +586,37 @@ def _choice(opts: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str | N
     return str(v)
 
 
+class _Offline:
+    """The clock of a finished game's session run again from its journal: every
+    answer comes from the journal; a call past it fails (the game is not replayable)."""
+
+    def __getattr__(self, name: str) -> Any:
+        def call(*args: Any, **kw: Any) -> Any:
+            raise LinkError("a finished game's session does not reach the clock")
+
+        return call
+
+
+def _tagged(session: Any, tags: Any) -> tuple[str, str]:
+    """``session``'s record text (and suffix) with a round's tags over its own."""
+    from qizhong.arbiter.go import GoSession
+
+    if tags is not None:
+        if isinstance(session, GoSession):
+            props = {"EV": tags.event, "RO": tags.round, "PC": tags.site,
+                     "GN": "board %d" % tags.board if tags.board else ""}  # fmt: skip
+            session.properties.update({k: v for k, v in props.items() if v})
+            if tags.date:
+                session.date = tags.date
+        else:
+            heads = {"Event": tags.event, "Site": tags.site, "Round": tags.round,
+                     "Board": str(tags.board) if tags.board else "",
+                     "Date": tags.date.replace("-", ".") if tags.date else ""}  # fmt: skip
+            session.headers.update({k: v for k, v in heads.items() if v})
+        _set_names(session, tags.first or None, tags.second or None)
+    return session.record_text(), session.suffix()
+
+
 def _set_names(session: Any, first: str | None, second: str | None) -> None:
     """The players' names in ``session``'s record (PGN tags, SGF PB/PW)."""
     from qizhong.arbiter.chess import ChessSession
@@ -578,6 +642,21 @@ def _alert_kind(kind: str, text: str, rule: str) -> str:
     if kind == "warn" and text.startswith("the engine proposes"):
         return "proposal"
     return ""
+
+
+def _go_position(board: Any) -> dict[str, Any]:
+    """A Go session's board for the page's drawing (the feed's shape: [col, row from
+    the top], colour): a 9x9 or 13x13 game, and handicap stones, as the session has them."""
+    from qizhong.rules import go
+
+    n = board.size
+    stones = []
+    for x in range(n):
+        for y in range(n):
+            c = board.color_at(go.Point(x, y))
+            if c is not None:
+                stones.append([[x, n - 1 - y], "black" if c == go.Color.BLACK else "white"])
+    return {"kind": "go", "size": n, "stones": stones}
 
 
 def check_line(line: str) -> str:
@@ -643,6 +722,7 @@ def _view(g: Game) -> dict[str, Any]:
     elif isinstance(s, GoSession):
         out["kind"] = "go"
         out["dead"] = sorted(pt.gtp() for pt in s.dead_stones)
+        out["position"] = _go_position(s.board)  # its size and handicap stones, as played
         out["play_over"] = s.board.is_game_over()
         if out["play_over"]:
             sc = s.score()

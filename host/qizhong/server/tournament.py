@@ -294,7 +294,8 @@ def table(rounds: Rounds, game: str, upto: int | None = None) -> dict[str, Any]:
     }
     mms = {int(p["no"]): int(p["mms0"]) for p in everyone} if game == "go" else None
     order = tiebreaks(rounds, game)
-    rows = standings(section, res, game, order, upto, mms)
+    # FIDE's unplayed rounds (C.07): a chess player not paired in a round played has one
+    rows = standings(section, res, game, order, upto, mms, done if game == "chess" else None)
     withdrawn = {int(p["no"]): int(p["withdrawn"]) for p in everyone}
     return {
         "game": game,
@@ -458,6 +459,9 @@ def pairing_sheet(rounds: Rounds, no: int, rows: list[dict[str, Any]]) -> str:
     for r in rows:
         res = r["result"] if r["result"] not in ("", "*") else ""
         note = " (forfeit: %s)" % r["forfeit"] if r["forfeit"] else ""
+        if r["late"] and not r["forfeit"]:
+            side, minutes = r["late"].split()
+            note = " (%s came %s min late)" % (side, minutes)
         body += "<tr><td class=n>%s</td><td>%s</td><td class=n>%s</td><td>%s</td><td>%s%s</td>" \
             "<td class=n>%s</td><td>%s</td><td>%s</td></tr>" % (
                 r["board"], _e(r["game"]), r["first_no"] or "", _e(r["first"]), _e(res),
@@ -562,7 +566,12 @@ def add_routes(app: web.Application, hall: Any) -> None:
             raise web.HTTPBadRequest(text=str(e)) from None
 
     async def get_players(request: web.Request) -> web.Response:
-        return web.json_response({"players": rounds.players()})
+        """The player list; a birth date only for the arbiter (the list is public)."""
+        players = rounds.players()
+        if not hall.is_arbiter(request):
+            for p in players:
+                p["birth"] = ""
+        return web.json_response({"players": players})
 
     async def post_players(request: web.Request) -> web.Response:
         arbiter(request)
@@ -606,9 +615,8 @@ def add_routes(app: web.Application, hall: Any) -> None:
             else:
                 raise web.HTTPBadRequest(text="no setting %r" % key[:40])
         with hall.store.acting(0, "settings", dict(kept), "arbiter"):
-            hall.store._write_all(*(
-                ("INSERT OR REPLACE INTO settings_t (key, value) VALUES (?,?)", (k, v))
-                for k, v in kept.items()))  # fmt: skip
+            sql = "INSERT OR REPLACE INTO settings (key, value) VALUES (?,?)"
+            hall.store._write_all(*((sql, ("tournament." + k, v)) for k, v in kept.items()))
         return web.json_response(await get_settings_now())
 
     async def get_settings_now() -> dict[str, Any]:

@@ -14,7 +14,7 @@ The tie-breaks, each by its rule's own name (docs/tournament.md cites them):
 
 Chess, FIDE Tie-Break Regulations (Handbook C.07, 2023):
   BH  Buchholz: the opponents' points, summed. A round the player did not
-      play (a bye, a forfeit either way) counts as a game against a dummy
+      play (a bye, a forfeit either way, none at all) counts as a game against a dummy
       opponent with the player's own points (C.07 2023, unplayed rounds).
   BH-C1  Buchholz Cut-1: BH without its lowest contribution.
   BH-M1  Buchholz Median-1: without its highest and its lowest.
@@ -34,7 +34,8 @@ Go (the EGF's and the AGA's McMahon practice):
       any player has a starting score, the standings rank by it first.
 Xiangqi, the CXA's rules for Swiss events (中国象棋协会《象棋竞赛规则》):
   OPP 对手分, the opponents' points summed; PROG 累进分, the running total after
-      each round summed; WIN 胜局数, games won; BWG 后胜局数, games won as Black.
+      each of the player's rounds summed; WIN 胜局数, games won; BWG 后胜局数, games
+      won as Black.
 """
 
 from __future__ import annotations
@@ -133,21 +134,26 @@ def standings(
     tiebreaks: Iterable[str] | None = None,
     upto: int | None = None,
     mcmahon: dict[int, int] | None = None,
+    rounds: Iterable[int] | None = None,
 ) -> list[Row]:
     """The standings of ``players`` (number to name, rating, federation or
     club) from ``results`` of rounds up to ``upto`` (default all): each ranked
     by points (McMahon score where ``mcmahon`` gives starting scores), then by
-    ``tiebreaks`` in order (default: the game's, ``DEFAULTS``)."""
+    ``tiebreaks`` in order (default: the game's, ``DEFAULTS``). ``rounds``: the
+    rounds played; a player with nothing in one of them (absent, withdrawn) was
+    not paired: a zero-point bye (TRF-16's blank, Z), an unplayed round."""
     order = tuple(tiebreaks if tiebreaks is not None else DEFAULTS.get(game, ()))
     for key in order:
         if key not in NAMES:
             raise ValueError("no tie-break %r (%s)" % (key, ", ".join(NAMES)))
     mms = mcmahon if mcmahon and any(mcmahon.values()) else None
-    res = {
-        no: sorted((r for r in results.get(no, []) if upto is None or r.round <= upto),
-                   key=lambda r: r.round)
-        for no in players
-    }  # fmt: skip
+    counted = sorted(n for n in (rounds or ()) if upto is None or n <= upto)
+    res = {}
+    for no in players:
+        rs = [r for r in results.get(no, []) if upto is None or r.round <= upto]
+        have = {r.round for r in rs}
+        rs += [Result(n, 0, False, "Z") for n in counted if n not in have]
+        res[no] = sorted(rs, key=lambda r: r.round)
     pts = {no: sum((points_of(r.code, game) for r in rs), Fraction(0)) for no, rs in res.items()}
     score = {no: pts[no] + (mms.get(no, 0) if mms else 0) for no in players}
     unit = scale(game)

@@ -11,7 +11,8 @@ let pending = null;
 let shownGame = null; // the game the players' form shows: the board's, until the arbiter picks
 
 async function loadDetail() {
-  detail = await api("/api/boards/" + NO);
+  try { detail = await api("/api/boards/" + NO); }
+  catch (e) { document.getElementById("act-error").textContent = "the board: " + e.message; return; }
   drawBoard();
   const ol = document.getElementById("moves");
   ol.replaceChildren();

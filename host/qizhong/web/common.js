@@ -61,7 +61,7 @@ function linkUp(hello) {
   if (link.lostAt !== null && link.since) { // back after a loss: the notice says what came back
     comeback = { at: new Date(), away: Date.now() - link.since.getTime(),
       restarted: link.started !== null && hello.started_ms !== link.started,
-      problems: hello.problems || [] };
+      problems: hello.problems || [], interrupted: hello.interrupted || 0 };
   }
   link.started = hello.started_ms === undefined ? null : hello.started_ms;
   link.up = true; link.lostAt = null; link.why = "";
@@ -102,7 +102,8 @@ function comebackText() {
       " s; the server did not restart.";
   return head + " Back: " + all.length + " boards, " + up + " of them with their clock answering, " +
     games + " games in play, " + alerts + " alerts kept" + (arbiter ? ", you are still logged in" : "") +
-    "." + (c.problems.length ? " Not rebuilt: " + c.problems.join("; ") : " Nothing acknowledged was lost.");
+    "." + (c.problems.length ? " Not rebuilt: " + c.problems.join("; ") : " Nothing acknowledged was lost.") +
+    (c.restarted && c.interrupted ? " " + c.interrupted + " actions the stop cut short are marked failed (the boards' logs say which)." : "");
 }
 
 function showComeback() {
@@ -366,6 +367,37 @@ function renderAlerts(own) {
   noticeNewAlerts();
   updateTitle();
   showComeback();
+}
+
+// A standings table: rank, player, rating, federation or club, points, games, then each
+// tie-break, headed by its short name (对手分, Buchholz Cut-1), its full name and rule in the
+// heading's tooltip. The rounds page's and the spectators'.
+function standingsTable(got) {
+  const short = (t) => { const n = t.name.split(" (")[0]; return n.length > 12 ? t.key : n; };
+  const table = document.createElement("table");
+  table.className = "standings";
+  const tbs = got.tiebreaks || [];
+  const head = table.createTHead().insertRow();
+  for (const [text, rule] of [["#"], ["Player"], ["Rating"], ["Fed/club"], ["Pts"], ["Games"],
+    ...tbs.map((t) => [short(t), t.name + ": " + t.rule])]) {
+    const th = document.createElement("th");
+    th.textContent = text;
+    if (rule) th.title = rule;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const r of got.rows || []) {
+    const tr = body.insertRow();
+    tr.dataset.no = r.no;
+    if (r.withdrawn) tr.className = "withdrawn";
+    [r.rank, r.name + (r.withdrawn ? " (withdrew)" : ""), r.rating || "", r.fed || "", r.points, r.games,
+      ...tbs.map((t) => (r.tb || {})[t.key])].forEach((v, i) => {
+      const td = tr.insertCell();
+      td.textContent = v === undefined || v === null ? "" : String(v);
+      if (i !== 1 && i !== 3) td.className = "num";
+    });
+  }
+  return table;
 }
 
 // -- confirmations: an action that ends a game or changes a time asks first ---------------

@@ -45,24 +45,23 @@ async function loadPairings() {
   }
 }
 
-// The standings as the server ranks them (its tie-breaks, in its order), when it has them.
+// The standings as the server ranks them (each game's tie-breaks, in its order), one table
+// for each game the event plays.
 async function loadStandings() {
-  let got;
-  try { got = await api("/api/standings"); } catch (e) { return; }
-  const rows = Array.isArray(got) ? got : got.standings || got.rows || [];
   const box = document.getElementById("w-standings");
-  if (!rows.length) return;
-  const cols = got.columns || Object.keys(rows[0]);
-  const table = document.createElement("table");
-  table.id = "w-standings-table";
-  const head = table.createTHead().insertRow();
-  for (const c of cols) { const th = document.createElement("th"); th.textContent = c; head.append(th); }
-  const body = table.createTBody();
-  for (const r of rows) {
-    const tr = body.insertRow();
-    cols.forEach((c, i) => td(tr, Array.isArray(r) ? r[i] : r[c], typeof (Array.isArray(r) ? r[i] : r[c]) === "number" ? "num" : ""));
+  const parts = [];
+  for (const game of ["xiangqi", "go", "chess"]) {
+    let got;
+    try { got = await api("/api/standings?game=" + game); } catch (e) { continue; }
+    if (!got.rows || !got.rows.length) continue;
+    const h = document.createElement("h3");
+    const done = got.rounds || [];
+    h.textContent = game[0].toUpperCase() + game.slice(1) + (done.length ? ", after round " + done[done.length - 1] : "");
+    const t = standingsTable(got);
+    t.dataset.game = game;
+    parts.push(h, t);
   }
-  box.replaceChildren(table);
+  if (parts.length) box.replaceChildren(...parts);
 }
 
 let wPending = null;
