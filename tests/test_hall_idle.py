@@ -40,7 +40,7 @@ def _run_bounded(w: Worker) -> None:
 
 def test_an_idle_clocks_worker_wakes_only_for_its_heartbeat(sim, tmp_path):
     """Two virtual minutes of an idle clock: the worker sleeps until its
-    heartbeat each QUIET_S (10 s), a ``status`` each time, answered; before,
+    heartbeat each QUIET_S (15 s), a ``status`` each time, answered; before,
     it woke 20 times a second and asked every 2 s."""
     store = Store(str(tmp_path / "hall.sqlite"))
     views: list[dict] = []

@@ -306,7 +306,7 @@ class Worker(threading.Thread):
     request comes, or a timer is due (the module's text)."""
 
     POLL_S = 0.05  # a port without a file descriptor (loop://, socket://) is read this often
-    QUIET_S = 10.0  # a clock silent this long is asked ``status`` (the heartbeat)
+    QUIET_S = 15.0  # a clock silent this long is asked ``status`` (the heartbeat)
     STATUS_S = QUIET_S  # (its old name)
     RETRY_S = 1.0  # a lost clock's port is tried again this often
     TIMEOUT_S = 5.0  # a clock silent this long is lost (a busy laptop can stall 2 s)
