@@ -83,8 +83,9 @@ class Run:
         for p in ports:
             argv += ["--port", p]
         self.t0 = time.monotonic()
+        self.err = open(os.path.join(tmp, "stderr"), "w+")  # read if it fails
         self.proc = subprocess.Popen(
-            argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp
+            argv, env=env, stdout=subprocess.PIPE, stderr=self.err, text=True, cwd=tmp
         )
         assert self.proc.stdout is not None
         line = ""
@@ -92,6 +93,9 @@ class Run:
             if line.startswith("hall at "):
                 break
         self.serving_s = time.monotonic() - self.t0
+        if not line.startswith("hall at "):
+            self.err.seek(0)
+            raise RuntimeError("the server did not start: %s" % self.err.read()[-2000:])
         self.url = line.split()[2].rstrip("/")
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()  # never a full pipe
 
@@ -246,7 +250,12 @@ def old_tree(commit: str, tmp: str) -> str:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--clocks", default="100,400,1000", help="the sizes, comma-separated")
-    p.add_argument("--window", type=float, default=10.0, help="seconds of each measurement")
+    p.add_argument(
+        "--window",
+        type=float,
+        default=15.0,
+        help="seconds of each measurement (a heartbeat period)",
+    )
     p.add_argument("--old", default="123eacc", help="the old code's commit ('' for none)")
     args = p.parse_args()
     print("load average at start: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
