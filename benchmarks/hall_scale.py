@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The hall server alone at 100, 400 and 1,000 clocks (#32), and the old code beside it.
 
-One ``benchmarks/fleet.py`` process plays every clock over its own pty with
+One ``benchmarks/_fleet.py`` process plays every clock over its own pty with
 the real protocol; one ``qizhong serve --port ...`` takes them all, as a hall
 of USB clocks. For each size: the time until it serves HTTP and until every
 board is up; the server's CPU (from /proc) with no presses and with each
@@ -70,7 +70,7 @@ class Run:
         self.n = n
         self.base = int(mono_ms()) - 1000
         self.fleet = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "fleet.py"), str(n), "--base-ms", str(self.base)],
+            [sys.executable, os.path.join(HERE, "_fleet.py"), str(n), "--base-ms", str(self.base)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -14,9 +14,10 @@ mover, and that is all a host sees of a game.
 
 An event's ``T`` is the host's monotonic ms less ``base_ms`` (the command's
 ``--base-ms``), so a reader of the hall's pages can tell each press's age
-(benchmarks/hall_scale.py: press -> page).
+(benchmarks/hall_scale.py: press -> page). Not a benchmark itself (run_all.py
+skips names that start with ``_``).
 
-    python benchmarks/fleet.py 1000 --base-ms 123456
+    python benchmarks/_fleet.py 1000 --base-ms 123456
         prints {"ports": [...]} on one line, then reads commands, one a line:
         go MIN_S MAX_S (start every clock, then a press each MIN..MAX s),
         stop (no more presses), cpu (prints this process's CPU seconds), quit.
