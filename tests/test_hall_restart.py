@@ -57,7 +57,9 @@ def test_a_board_comes_back_with_the_control_its_clock_runs(tmp_path):
         s.start()
         ws = s.socket()
         s.boards_up(ws)  # then the board takes the control its clock runs
-        s.wait(ws, lambda m: m["type"] == "board" and m["board"]["spec"] == "15m+10s")
+        s.until(
+            lambda: s.get("/api/boards/1")["spec"] == "15m+10s", "its clock's control", 1, ws=ws
+        )
         assert s.get("/api/boards/1")["spec"] == "15m+10s"
     finally:
         s.stop()
