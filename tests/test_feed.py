@@ -246,3 +246,38 @@ def test_a_game_whose_moves_are_kept_elsewhere_keeps_its_record_after_new(tmp_pa
         assert len(xiangqi_pgn.read_game(made).moves) == 3
     finally:
         feed.stop()
+
+
+def test_nothing_is_built_at_start_nor_for_a_press_without_a_move(tmp_path, calls):
+    """#32: a start builds no record (before, every board's record was made
+    before the first request: 47 % of a 1,000-clock start), nor does a board's
+    news that changes no record (its clock coming up, a press with no move
+    entered); a record is made when asked for, and a move has it made again
+    at once, on the feed's thread."""
+    import sqlite3
+
+    h = Hall(tmp_path / "h.sqlite")
+    feed = Feed(h.store, h.states)  # a (re)started server: nothing made yet
+
+    def made() -> int:
+        feed.executor.submit(lambda: None).result(10)  # the feed's thread has done its work
+        with sqlite3.connect(h.store.path) as db:
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name='feed_records'").fetchall():
+                return 0
+            return db.execute("SELECT count(*) FROM feed_records").fetchone()[0]
+
+    try:
+        feed.warm()  # as the app's start calls it
+        feed.on_change(1, {}, None)  # the clock up (its first status)
+        h.event("press", 0)  # a press the arbiter has not entered a move for
+        feed.on_change(1, {}, None)
+        assert made() == 0
+        record = feed.executor.submit(lambda: feed.record_now(h.st)).result(10)
+        assert made() == 1 and xiangqi_pgn.read_game(record).moves == []
+        n = calls[0]
+        h.move(XQ[0])
+        feed.on_change(1, {}, None)
+        assert made() == 1 and calls[0] > n  # the move: made again at once
+        assert len(xiangqi_pgn.read_game(feed._kept[1].record).moves) == 1
+    finally:
+        feed.stop()

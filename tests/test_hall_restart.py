@@ -26,8 +26,8 @@ def test_a_sigterm_keeps_the_password_the_clocks_and_the_game(made):
     pw = said[0].split(": ", 1)[1]
     made.boards_up(made.socket())
     made.post("/api/boards/1/start", {"side": "red"}, password=pw)
+    ws = made.socket()  # before the press: its news is sent once (#32: no status every 2 s)
     sims.press(made.sim(1), "left")
-    ws = made.socket()
     made.wait(ws, lambda m: m["type"] == "board" and m["board"]["moves"] == [1, 0])
     pid = made.sim(1).pid
     made.term()  # a normal stop
@@ -57,7 +57,9 @@ def test_a_board_comes_back_with_the_control_its_clock_runs(tmp_path):
         s.start()
         ws = s.socket()
         s.boards_up(ws)  # then the board takes the control its clock runs
-        s.wait(ws, lambda m: m["type"] == "board" and m["board"]["spec"] == "15m+10s")
+        s.until(
+            lambda: s.get("/api/boards/1")["spec"] == "15m+10s", "its clock's control", 1, ws=ws
+        )
         assert s.get("/api/boards/1")["spec"] == "15m+10s"
     finally:
         s.stop()

@@ -27,8 +27,9 @@ def alert_kinds(server):
 
 
 def wait_for(server, ws, pred):
-    """The next board message after which the session view satisfies ``pred``."""
-    server.wait(ws, lambda m: m["type"] == "board" and pred(server.get("/api/boards/1/session")))
+    """Until the session view satisfies ``pred``: looked at now, then at each
+    board message (news is sent once since #32, not again by a status every 2 s)."""
+    server.until(lambda: pred(server.get("/api/boards/1/session")), "the session's view", ws=ws)
 
 
 def test_xq_r19_a_foul_idempotency_and_a_restart(server):

@@ -224,6 +224,7 @@ class Link:
         self._top = 0  # the highest number this boot has used, as far as we know
         self._want = 0  # a status reply's last event number: up to it is owed to us
         self.device: Device | None = None  # the device opened first (reopened only if there)
+        self.heard = clock()  # when the clock last sent a byte (its silence is a heartbeat's cue)
         if open_now:
             self.open()
 
@@ -542,14 +543,32 @@ class Link:
         except (OSError, serial.SerialException):
             self._reopen(deadline + self.timeout)
             return
-        self.feed(data)
         now = self._clock()
+        if data:
+            self.heard = now
+        self.feed(data)
         if self._hello_id and now - self._hello_sent > self.RETRY_S:
             self._ask_hello()  # its reply was lost: ask again
         if self._since_id and now - self._since_sent > self.RETRY_S:
             self._since_id = 0  # its reply was lost: ask again on the next gap check
             if self._pending or self._renumber is not None or self._want > self.last_seq:
                 self._ask_since()
+
+    def due(self) -> float | None:
+        """When ``pump`` must run again though the port says nothing (a
+        ``hello`` or ``since`` whose reply may be lost is asked again), in
+        the link's clock; None: not before the clock speaks. An event-driven
+        host waits for the port's bytes or this, whichever comes first."""
+        sent = [
+            t
+            for t, rid in ((self._hello_sent, self._hello_id), (self._since_sent, self._since_id))
+            if rid
+        ]
+        return min(sent) + self.RETRY_S if sent else None
+
+    def now(self) -> float:
+        """The link's clock now (``due`` and ``heard`` are on it)."""
+        return self._clock()
 
     def skip_to(self, seq: int) -> None:
         """Hand out nothing up to ``seq``: the next event handed out is ``seq + 1``

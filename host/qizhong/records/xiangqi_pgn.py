@@ -218,9 +218,13 @@ def write_game(game: Game, style: str = "chinese") -> str:
     lines = ['[Game "Chinese Chess"]']
     for tag in SEVEN_TAGS:
         lines.append("[%s %s]" % (tag, _quote(headers.get(tag, _DEFAULTS.get(tag, "?")))))
-    written = _written(game, style)
+    start = not game.moves and "FEN" not in headers  # no board to build (pyffish: ms each)
+    written = [] if start else _written(game, style)
     board = game.board() if written is None else None
-    fen = board.fen() if board is not None else game._end.starting_fen  # type: ignore[union-attr]
+    if start:
+        fen = STARTING_FEN
+    else:
+        fen = board.fen() if board is not None else game._end.starting_fen  # type: ignore[union-attr]
     if "TimeControl" in headers:
         lines.append("[TimeControl %s]" % _quote(headers["TimeControl"]))
     if fen != STARTING_FEN or "FEN" in headers:

@@ -1,16 +1,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""One board of the hall: its clock's worker thread and the state the hall shows.
+"""One board of the hall: its clock's worker and the state the hall shows.
 
 A ``Worker`` owns one port (``Link`` takes the exclusive lock) and is the
-only thread that talks to that clock: it polls events, asks ``status`` every
-``STATUS_S``, runs the arbiter's requests handed to it (``call``), and after
-a lost link reopens the port and collects what it missed (``Clock.reconnect``:
-by boot id, #12). It reopens only the device it had: the same device node, or
-after an unplug a new node with the same USB serial number. A path that now
-names another device (a pty's number reused by another program) is never
-opened, so no other program's port gets our probe (#34); ``device_at`` is
-checked every ``RETRY_S``, a ``stat``, not an open. Every event is committed
-to the ``Store`` before the hall hears of it.
+only thread that talks to that clock: it takes the events, runs the
+arbiter's requests handed to it (``call``), and after a lost link reopens the
+port and collects what it missed (``Clock.reconnect``: by boot id, #12). It
+reopens only the device it had: the same device node, or after an unplug a
+new node with the same USB serial number. A path that now names another
+device (a pty's number reused by another program) is never opened, so no
+other program's port gets our probe (#34); ``device_at`` is checked every
+``RETRY_S``, a ``stat``, not an open. Every event is committed to the
+``Store`` before the hall hears of it.
+
+A worker costs nothing while its clock says nothing (#32): it sleeps until
+``Ports`` (one thread waiting on every clock's port at once, epoll) sees
+bytes on its port, a request is handed to it, or its next timer is due: a
+``status`` after ``QUIET_S`` of silence (the heartbeat: times, drift, and
+whether the clock still answers), a link's retry. A clock that goes away
+shows at once (the port's hang-up wakes the worker); one that hangs with its
+port open is lost when that ``status`` gets no answer in ``TIMEOUT_S``.
 
 ``BoardState`` is what the hall shows of a board, made only from events (so
 a restarted server rebuilds it from its file) and refreshed by ``status``.
@@ -19,6 +27,7 @@ a restarted server rebuilds it from its file) and refreshed by ``status``.
 from __future__ import annotations
 
 import queue
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +54,59 @@ NOTIFY = Callable[[int, dict[str, Any], dict[str, Any] | None], None]
 
 def mono_ms() -> int:
     return time.monotonic_ns() // 1000000
+
+
+class Ports:
+    """One thread that waits on every clock's port at once (epoll), and wakes
+    a port's worker only when the port has something to read (or hung up).
+
+    A port is armed once per wait (``EPOLLONESHOT``): after it fires it stays
+    quiet until its worker has read and arms it again, so a port with unread
+    bytes costs one wake-up, not one per pass of this loop."""
+
+    def __init__(self) -> None:
+        self._ep = select.epoll()
+        self._owners: dict[int, Worker] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.wakes = 0  # workers woken by their port (benchmarks, tests)
+
+    def watch(self, fd: int, owner: Worker) -> None:
+        """Wake ``owner`` once when ``fd`` is readable (again after each ``watch``)."""
+        mask = select.EPOLLIN | select.EPOLLONESHOT
+        with self._lock:
+            self._owners[fd] = owner
+            try:
+                self._ep.modify(fd, mask)  # armed again: readable now fires at once
+            except FileNotFoundError:
+                self._ep.register(fd, mask)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ports", daemon=True)
+                self._thread.start()
+
+    def forget(self, fd: int, owner: Worker) -> None:
+        with self._lock:
+            if self._owners.get(fd) is owner:
+                del self._owners[fd]
+                try:
+                    self._ep.unregister(fd)
+                except OSError:  # closed already: the kernel dropped it
+                    pass
+
+    def _run(self) -> None:
+        while True:
+            try:
+                ready = self._ep.poll()
+            except InterruptedError:
+                continue
+            for fd, _ in ready:
+                owner = self._owners.get(fd)
+                if owner is not None:
+                    self.wakes += 1
+                    owner.wake()
+
+
+PORTS = Ports()  # the server's one port-waiting thread (started with its first port)
 
 
 @dataclass
@@ -207,10 +269,12 @@ class BoardState:
 
 
 class Worker(threading.Thread):
-    """The thread that owns one clock's port."""
+    """The thread that owns one clock's port: asleep until its port speaks, a
+    request comes, or a timer is due (the module's text)."""
 
-    POLL_S = 0.05
-    STATUS_S = 2.0  # a status request this often: times, and whether the clock still answers
+    POLL_S = 0.05  # a port without a file descriptor (loop://, socket://) is read this often
+    QUIET_S = 15.0  # a clock silent this long is asked ``status`` (the heartbeat)
+    STATUS_S = QUIET_S  # (its old name)
     RETRY_S = 1.0  # a lost clock's port is tried again this often
     TIMEOUT_S = 5.0  # a clock silent this long is lost (a busy laptop can stall 2 s)
     RELAYS = 4  # relayed requests waiting at most; more are answered busy
@@ -223,7 +287,11 @@ class Worker(threading.Thread):
         game: str = "xiangqi",
         spec: str = "",
         states: dict[int, BoardState] | None = None,
+        ports: Ports | None = None,
     ) -> None:
+        """``states``: the hall's boards by number, as restored from the store
+        (read once by the hall, not once per port); ``ports``: the waiting
+        thread (default: the server's one)."""
         super().__init__(name="board %s" % port, daemon=True)
         self.port = port
         self.store = store
@@ -235,9 +303,17 @@ class Worker(threading.Thread):
         self.st: BoardState | None = None
         self.had = ""  # the id of the clock this worker had up on its port ("": none yet)
         self.device: Device | None = None  # the device it was on (reopened only if it is there)
-        for b in store.boards():  # a board this port had before a restart shows at once
-            if b.port == port and b.no in self.states:
-                self.st = self.states[b.no]
+        self.ports = ports or PORTS
+        # A board this port had before a restart shows at once.
+        for st in self.states.values() if states is not None else ():
+            if st.board.port == port:
+                self.st = st
+        self._wake = threading.Event()  # set by the port, a call, a stop
+        self._fd = -1  # the descriptor ``ports`` watches for this worker
+        self.wakes = 0  # times this worker's thread woke (tests count them)
+        self._link_heard = -1.0  # the link's ``heard`` last seen, and when (on ``now``)
+        self._heard_at = 0.0
+        self.now: Callable[[], float] = time.monotonic  # the worker's timers' clock
         self._calls: queue.Queue[tuple[Callable[[Clock], Any], Future[Any]]] = queue.Queue()
         # Requests relayed from the broker: their own short queue, one run per
         # turn after the clock's events, so a flood cannot delay a press.
@@ -256,11 +332,11 @@ class Worker(threading.Thread):
     # -- the thread's loop -------------------------------------------------------------------
 
     def run(self) -> None:
-        next_status = 0.0
         next_try = 0.0
         next_save = 0.0
         while not self.stopping.is_set():
-            now = time.monotonic()
+            self._wake.clear()  # before reading: bytes that come after it wake the next wait
+            now = self.now()
             try:
                 if self.clock is None or self.st is None or self.st.link != "up":
                     if now >= next_try:
@@ -278,37 +354,92 @@ class Worker(threading.Thread):
                         self.ready.set()
                     if self.clock is None or self.st is None or self.st.link != "up":
                         self._fail_calls()  # (a call made as the clock came up runs next)
-                        self.stopping.wait(self.POLL_S)
+                        self._unwatch()
+                        self._sleep(next_try - self.now())
                     continue
                 try:
                     self._run_calls()
                     if self.unsaved and now >= next_save:
                         next_save = now + self.RETRY_S
                         self._resave()
-                    events = self.clock.events(self.POLL_S)
+                    events = self.clock.events(0)
                     for ev in [] if self.unsaved else events:  # else: fetched again by _resave
                         self._keep(ev)
                     if self.after_events is not None:
                         self.after_events(self.st.board.no)
                     self._run_relay()
-                    if now >= next_status:
-                        self._status()
-                        next_status = now + self.STATUS_S
+                    if self.now() - self._heard() >= self.QUIET_S:
+                        self._status()  # the heartbeat: silence is asked whether it is alive
                 except LinkError as e:
                     self._lost(str(e))
+                    continue
                 except StoreError as e:
                     try:
                         self._unsaved(str(e))
                     except LinkError as lost:
                         self._lost(str(lost))
+                        continue
+                self._sleep(self._due(next_save) - self.now())
             except Exception as e:  # never a silent end: an alert, the board lost, retried
                 self._crashed(e)
-                next_try = time.monotonic() + self.RETRY_S
+                next_try = self.now() + self.RETRY_S
+        self._unwatch()
         if self.clock is not None:
             self.clock.close()
 
+    def _due(self, next_save: float) -> float:
+        """When this worker must run though its port says nothing."""
+        assert self.clock is not None
+        due = self._heard() + self.QUIET_S
+        link = self.clock.link.due()
+        if link is not None:
+            due = min(due, self.now() + max(0.0, link - self.clock.link.now()))
+        if self.unsaved:
+            due = min(due, next_save)
+        if not self._relays.empty() or not self._calls.empty():
+            due = self.now()
+        if self._watch() < 0:  # no descriptor to wait on: read it every POLL_S
+            due = min(due, self.now() + self.POLL_S)
+        return due
+
+    def _heard(self) -> float:
+        """When the clock last said something, on the worker's clock (``now``)."""
+        assert self.clock is not None
+        heard = self.clock.link.heard
+        if heard != self._link_heard:
+            self._link_heard, self._heard_at = heard, self.now()
+        return self._heard_at
+
+    def _watch(self) -> int:
+        """Arm the port's descriptor with ``ports`` (another one after a reopen)."""
+        assert self.clock is not None
+        link = self.clock.link
+        fd = link.fileno() if link.is_open and _has_fd(link) else -1
+        if fd != self._fd:
+            self._unwatch()
+        if fd >= 0:
+            self.ports.watch(fd, self)
+            self._fd = fd
+        return fd
+
+    def _unwatch(self) -> None:
+        if self._fd >= 0:
+            self.ports.forget(self._fd, self)
+            self._fd = -1
+
+    def _sleep(self, seconds: float) -> None:
+        """Until the port speaks, a call or a stop comes, or ``seconds`` pass."""
+        if seconds > 0:
+            self._wake.wait(seconds)
+        self.wakes += 1
+
+    def wake(self) -> None:
+        """Run the loop now (the port has bytes, a request came)."""
+        self._wake.set()
+
     def stop(self) -> None:
         self.stopping.set()
+        self._wake.set()
 
     def _crashed(self, e: Exception) -> None:
         """An error no code path expected: the board is marked lost, the
@@ -504,6 +635,7 @@ class Worker(threading.Thread):
                 fut.set_exception(LinkError("busy: too many requests from the broker"))
         else:
             self._calls.put((fn, fut))
+        self._wake.set()
         return fut
 
     def relay_room(self) -> bool:
@@ -542,6 +674,37 @@ class Worker(threading.Thread):
                 except queue.Empty:
                     break
                 fut.set_exception(LinkError("%s: the clock is not connected" % self.port))
+
+
+DRIFT_MS = 250  # a running side's time this far from what the page reckons is news
+
+
+def same_news(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    """Whether a page that has board view ``old`` would draw ``new`` the same:
+    every field equal but the clock's ms (``t``, ``now``), and the times
+    ``left`` as the page ticks them from ``old`` (a running side's time less
+    the clock's ms since, within ``DRIFT_MS``). A heartbeat's ``status`` that
+    says nothing new goes to no page (#32)."""
+    if old is None or old.keys() != new.keys():
+        return False
+    for k, v in new.items():
+        if k not in ("t", "now", "left") and old[k] != v:
+            return False
+    if old["left"] == new["left"]:
+        return new["state"] != "running" or new["run"] not in (0, 1)
+    if new["state"] != "running" or new["run"] not in (0, 1):
+        return False
+    run = new["run"]
+    if old["left"][1 - run] != new["left"][1 - run]:
+        return False
+    ticked = old["left"][run] - (new["t"] - old["t"])
+    return abs(ticked - new["left"][run]) <= DRIFT_MS
+
+
+def _has_fd(link: Any) -> bool:
+    """A port with a POSIX descriptor (a device, a pty), not a URL's socket."""
+    fd = getattr(link._ser, "fd", None)
+    return isinstance(fd, int) and fd >= 0
 
 
 def _event_json(st: Stored) -> dict[str, Any]:

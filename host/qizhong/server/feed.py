@@ -19,8 +19,10 @@ the first move, through pyffish (a few ms a call) three times over per move
 writing the notation again), on the event loop. ``xiangqi_pgn.Game.add_move``
 now keeps each move's notation, so the writer does not replay the game.
 
-Every change of a board (the hall's listener ``on_change``) has its record
-made again at once on the feed's thread, so a poll finds it made; made
+Every change of a board's record (the hall's listener ``on_change``: a
+move, a result; not a press with no move yet, nor a status) has it made
+again at once on the feed's thread, so a poll finds it made; nothing is made
+at start (#32: a record is made when first asked for); made
 records are kept in the store's file too (``feed_records``, a cache checked
 against the game before it is served), so a restarted server has them. A
 game that is over (after ``new``) is built once from the store (its events,
@@ -96,9 +98,27 @@ class Live:
 
     def _reset(self) -> None:
         self.played: list[str] = []
-        self.xq = xiangqi_pgn.Game()
-        self.cb = chess.Board()
-        self.gb = go.Board(GO_SIZE)
+        self._xq: xiangqi_pgn.Game | None = None  # each made when first used: a hall of
+        self._cb: chess.Board | None = None  # 1,000 boards makes one of the three each
+        self._gb: go.Board | None = None
+
+    @property
+    def xq(self) -> xiangqi_pgn.Game:
+        if self._xq is None:
+            self._xq = xiangqi_pgn.Game()
+        return self._xq
+
+    @property
+    def cb(self) -> chess.Board:
+        if self._cb is None:
+            self._cb = chess.Board()
+        return self._cb
+
+    @property
+    def gb(self) -> go.Board:
+        if self._gb is None:
+            self._gb = go.Board(GO_SIZE)
+        return self._gb
 
     def sync(self, played: list[str]) -> None:
         """Apply the moves of ``played`` not yet applied (all again if it is another game)."""
@@ -317,7 +337,7 @@ class Feed:
             st.game_no,
             len(st.played),
             st.played[-1] if st.played else "",
-            len(st.presses),
+            min(len(st.presses), len(st.played)),  # a press with no move yet is in no record
             tuple(st.played_clocks or ()),
             st.result,
             tuple(st.flag),
@@ -454,16 +474,10 @@ class Feed:
         return pos
 
     def warm(self) -> None:
-        """Build every board's record on the feed's thread now (after a start
-        or restart), so the first broadcast poll finds them made."""
-        for _, st in sorted(self.states.items()):
-            self.executor.submit(self._warm, st)
-
-    def _warm(self, st: BoardState) -> None:
-        try:
-            self.record_now(st)
-        except Exception:  # a record that cannot be made says so when it is asked for
-            pass
+        """Nothing at start (#32): a record is made when it is first asked for
+        (from the store's cache when it was made before a restart) or when its
+        game changes, not every game through the rules engine before the
+        server serves."""
 
     async def check_move(self, st: BoardState, text: str) -> str:
         """``text`` checked by the rules engine after the board's moves (ValueError)."""
@@ -543,6 +557,14 @@ class Feed:
     def on_change(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
         """A board changed (the hall's listener, from any thread): its record is
         made again on the feed's thread, once for a burst of changes."""
+        st = self.states.get(no)
+        kept = self._kept.get(no)
+        if (
+            st is None
+            or (kept is None and not st.played)
+            or (kept is not None and kept.record_key == self.key(st))
+        ):
+            return  # nothing the record says changed (a press, a status): made when asked
         with self._lock:
             if no in self._pending:
                 return

@@ -19,7 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from qizhong.server import validate
-from qizhong.server.board import BoardState, Worker
+from qizhong.server.board import BoardState, Worker, same_news
 from qizhong.server.feed import Feed
 from qizhong.server.logins import Logins, Tokens, client
 from qizhong.server.password import Password
@@ -64,6 +64,7 @@ class Hall:
         self._flushing = False
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self.acked: set[int] = set()
+        self.shown: dict[int, dict[str, Any]] = {}  # each board's last view told (#32)
         self.in_flight: dict[str, asyncio.Event] = {}  # idempotency keys being acted on
         self.started_ms = time.time_ns() // 1_000_000  # a page tells a restart by it
         self.interrupted = store.interrupted()  # none stays pending across a restart
@@ -115,6 +116,12 @@ class Hall:
     # -- news to the pages (from the workers' threads) ---------------------------------------
 
     def notify(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
+        """A board changed: its listeners and every page hear of it. A state
+        that shows nothing new (a heartbeat's ``status``: ``same_news``) is
+        told to no one."""
+        if event is None and same_news(self.shown.get(no), view):
+            return
+        self.shown[no] = view
         if event is not None:
             self.boards_made.clear()
         for fn in list(self.listeners):

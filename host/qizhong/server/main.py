@@ -212,14 +212,14 @@ async def _serve(args: argparse.Namespace) -> int:
         ports += [s.serial for s in started]
     elif not ports:
         ports = _discover()
-    for port in ports:
-        hall.add_port(port, args.game, args.spec)
     app = make_app(hall)
     runner = web.AppRunner(app)
     await runner.setup()
     host, _, port = args.listen.rpartition(":")
     site = web.TCPSite(runner, host or "127.0.0.1", int(port or 0))
-    await site.start()
+    await site.start()  # serving first: the clocks come up meanwhile (#32)
+    for port in ports:  # each worker opens and greets its clock on its own thread, all at once
+        hall.add_port(port, args.game, args.spec)
     addr = runner.addresses[0]
     url = "http://%s:%d/" % (addr[0], addr[1])
     bridge = None

@@ -9,7 +9,9 @@ past ``MAX_WAITING`` messages the page is dropped). This server's own
 boards go out before other servers' (which come from the broker, and may be
 a flood). A send that does not finish within ``SEND_S`` (a page that
 stopped reading) closes that viewer; its page reconnects and gets a fresh
-``hello``.
+``hello``. What waits goes out in one batch under one timer (#32: not a
+timer per message), and only what changed reaches it: a board's state that
+shows nothing new is not offered at all (``Hall.notify``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class Viewer:
         self.wake = asyncio.Event()
         self.dropped = False
         self.stuck = False
+        self._sent_at = 0.0
+        self._timer: asyncio.TimerHandle | None = None
         self.task = asyncio.ensure_future(self._run())
 
     def offer(self, key: str, msg: str, first: bool = True) -> None:
@@ -52,30 +56,46 @@ class Viewer:
         self.wake.set()
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self.ws.closed:
             await self.wake.wait()
             self.wake.clear()
             if self.dropped:
                 await self.drop()
                 return
-            loop = asyncio.get_running_loop()
-            while (self.first or self.waiting) and not self.ws.closed:
-                queue = self.first or self.waiting
-                msg = queue.pop(next(iter(queue)))
-                # A timer, not wait_for: no task per message for hundreds of pages.
-                timer = loop.call_later(SEND_S, self._stuck)
-                try:
-                    await self.ws.send_str(msg)
-                except asyncio.CancelledError:
-                    if not self.stuck:
-                        raise  # stop(): the page closed
-                    await self.drop()
-                    return
-                except (ConnectionError, RuntimeError):
-                    await self.drop()
-                    return
-                finally:
-                    timer.cancel()
+            # One timer for the whole batch, not one per message (#32): it
+            # fires SEND_S after the last send that finished, if another hangs.
+            self._sent_at = loop.time()
+            timer = loop.call_later(SEND_S, self._check)
+            try:
+                while (self.first or self.waiting) and not self.ws.closed:
+                    queue = self.first or self.waiting
+                    msg = queue.pop(next(iter(queue)))
+                    try:
+                        await self.ws.send_str(msg)
+                    except asyncio.CancelledError:
+                        if not self.stuck:
+                            raise  # stop(): the page closed
+                        await self.drop()
+                        return
+                    except (ConnectionError, RuntimeError):
+                        await self.drop()
+                        return
+                    self._sent_at = loop.time()
+            finally:
+                timer.cancel()
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+
+    def _check(self) -> None:
+        """The batch's timer: stuck if no send finished for SEND_S, else later."""
+        loop = asyncio.get_running_loop()
+        late = self._sent_at + SEND_S - loop.time()
+        if late > 0:
+            self._timer = loop.call_later(late, self._check)
+        else:
+            self._stuck()
 
     def _stuck(self) -> None:
         """A send that did not finish within SEND_S: the page is not reading."""
