@@ -28,10 +28,10 @@ import datetime
 import os
 
 import pytest
-from browser import chromium, click
-from hallserver import PASSWORD, WAIT_S, Server
+from browser import click
+from hallserver import PASSWORD, WAIT_S
 from selenium.webdriver.common.by import By
-from test_tournament_hall import Desk
+from test_tournament_hall import Desk, opened
 
 N = 4  # boards 1, 2 Xiangqi; 3 Go; 4 chess
 SHOTS = os.environ.get("QIZHONG_SHOTS", "")
@@ -50,16 +50,8 @@ CHASE = ["车八进二", "炮1进2", "车八退二", "炮1退2"] * 2
 
 @pytest.fixture
 def desk(tmp_path):
-    server = Server(str(tmp_path / "hall.sqlite"), N)
-    browser = None
-    try:
-        server.boards_up(server.socket())
-        browser = chromium(1366, 768)
-        yield Desk(server, browser)
-    finally:
-        if browser is not None:
-            browser.quit()
-        server.stop()
+    with opened(tmp_path, N) as desk:
+        yield desk
 
 
 def js(desk: Desk, script: str, *args: object) -> object:

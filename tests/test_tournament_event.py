@@ -31,11 +31,10 @@ from typing import Any
 
 import chess.pgn
 import pytest
-from browser import chromium
 from hallserver import PASSWORD, Server
 from selenium.webdriver.common.by import By
 from sgfmill import sgf
-from test_tournament_hall import Desk
+from test_tournament_hall import Desk, opened
 
 from qizhong.records import xiangqi_pgn
 
@@ -202,16 +201,8 @@ def fetch(server: Server, path: str) -> bytes:
 
 @pytest.fixture
 def hall(tmp_path):
-    server = Server(str(tmp_path / "hall.sqlite"), N)
-    browser = None
-    try:
-        server.boards_up(server.socket())
-        browser = chromium(1366, 768)
-        yield Desk(server, browser)
-    finally:
-        if browser is not None:
-            browser.quit()
-        server.stop()
+    with opened(tmp_path, N) as desk:
+        yield desk
 
 
 def paste(desk: Desk, box: str, text: str) -> None:

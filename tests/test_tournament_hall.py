@@ -15,6 +15,7 @@ with its moves, times, result and tags, and each round's results CSV agrees."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -24,6 +25,7 @@ import time
 import urllib.request
 import uuid
 import zipfile
+from collections.abc import Iterator
 from typing import Any
 
 import chess.pgn
@@ -231,9 +233,11 @@ REPETITION = ["马二进三", "马８进７", "马三退二", "马７退８"] * 
 GO_PLAY = ["D4", "Q16", "pass", "pass"]
 
 
-@pytest.fixture
-def hall(tmp_path):
-    server = Server(str(tmp_path / "hall.sqlite"), N)
+@contextlib.contextmanager
+def opened(tmp_path: Any, n: int) -> Iterator[Desk]:
+    """An arbiter's desk: a hall server with ``n`` simulated clocks, all up, and
+    a laptop-wide chromium; both stopped after."""
+    server = Server(str(tmp_path / "hall.sqlite"), n)
     browser = None
     try:
         server.boards_up(server.socket())
@@ -243,6 +247,12 @@ def hall(tmp_path):
         if browser is not None:
             browser.quit()
         server.stop()
+
+
+@pytest.fixture
+def hall(tmp_path):
+    with opened(tmp_path, N) as desk:
+        yield desk
 
 
 def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
