@@ -175,21 +175,18 @@ def make_app(hall: Hall) -> web.Application:
             if "no" in request.match_info
             else None
         )
-        after, limit = _page(request)
         from qizhong.server.board import _event_json
 
-        return _paged(request, [_event_json(s) for s in hall.store.events(no, after, limit + 1)])
+        return _paged(request, lambda a, n: [_event_json(s) for s in hall.store.events(no, a, n)])
 
     async def actions(request: web.Request) -> web.Response:
         """The arbiter's actions, paged as the events are (``?after=&limit=``)."""
-        after, limit = _page(request)
-        return _paged(request, hall.store.actions(None, after, limit + 1))
+        return _paged(request, lambda a, n: hall.store.actions(None, a, n))
 
     async def board_actions(request: web.Request) -> web.Response:
         """Board N's arbiter actions, oldest first (the board page's log), paged."""
         st = state_of(request)
-        after, limit = _page(request)
-        return _paged(request, hall.store.actions(st.board.no, after, limit + 1))
+        return _paged(request, lambda a, n: hall.store.actions(st.board.no, a, n))
 
     async def relays(request: web.Request) -> web.Response:
         """What came from the broker and was not kept: changes each board's clock
@@ -556,10 +553,12 @@ def _key(request: web.Request, body: dict[str, Any]) -> str:
     return key
 
 
-def _paged(request: web.Request, rows: list[Any]) -> web.Response:
-    """A page of ``rows`` (fetched one past ``limit``); when more follow, a
+def _paged(request: web.Request, fetch: Callable[[int, int], list[Any]]) -> web.Response:
+    """A page of the list ``fetch(after, n)`` gives, as ``?after=&limit=`` ask
+    (one row past ``limit`` is fetched); when more follow, a
     ``Link: <...>; rel="next"`` header gives the next page."""
-    _, limit = _page(request)
+    after, limit = _page(request)
+    rows = fetch(after, limit + 1)
     headers = {}
     if len(rows) > limit:
         rows = rows[:limit]

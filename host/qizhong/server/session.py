@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from qizhong.clocks.link import LinkError
+from qizhong.server import validate
 from qizhong.server.store import Stored
 
 if TYPE_CHECKING:
@@ -585,7 +586,7 @@ def _text(opts: dict[str, Any], key: str) -> str | None:
     if isinstance(v, bool) or not isinstance(v, str | int | float):
         raise OptionError("%s: a text" % key)
     v = str(v)
-    if len(v) > LINE_MAX or any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in v):
+    if len(v) > LINE_MAX or validate.unprintable(v):
         raise OptionError("%s: at most %d characters, no control characters" % (key, LINE_MAX))
     return v
 
