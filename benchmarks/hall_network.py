@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import random
 import sys
 import threading
@@ -34,6 +35,43 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import websocket
 from _hall import Server, cpu_s, hall, pct, press, start_every_board
+
+
+def family_cpu() -> dict[str, float]:
+    """CPU seconds so far of this process and every process under it, by
+    kind: the servers, the simulated clocks, the broker, the flood, this one."""
+    parent: dict[int, int] = {}
+    name: dict[int, str] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    head, _, rest = f.read().rpartition(")")
+                parent[int(d)] = int(rest.split()[1])
+                name[int(d)] = head.partition("(")[2]
+            except (OSError, ValueError, IndexError):
+                pass
+    me = os.getpid()
+    out: dict[str, float] = {}
+    for pid in parent:
+        p, mine = pid, False
+        while p > 1:
+            if p == me:
+                mine = True
+                break
+            p = parent.get(p, 0)
+        if not mine:
+            continue
+        kind = ("this" if pid == me else "broker" if "mosquitto" in name[pid]
+                else "flood" if parent[pid] == me and name[pid].startswith("python")
+                and "serve" not in open("/proc/%d/cmdline" % pid).read()
+                else "servers" if "serve" in open("/proc/%d/cmdline" % pid).read()
+                else "clocks")  # fmt: skip
+        try:
+            out[kind] = out.get(kind, 0.0) + cpu_s(pid)
+        except OSError:
+            pass
+    return out
 
 
 def peak_kb(pid: int) -> int:
@@ -164,6 +202,7 @@ def main() -> int:
                 nonlocal k
                 first = k + 1
                 cpu0 = [cpu_s(s.proc.pid) for s in servers]
+                fam0 = family_cpu()
                 w0 = time.monotonic()
                 for _ in range(args.presses):
                     k += 1
@@ -183,6 +222,7 @@ def main() -> int:
                     1000 * (kept[p] - sent_wall[p]) for p in sent if p[1] >= first and p in kept
                 ]
                 wall = time.monotonic() - w0
+                fam = {k: 100 * (v - fam0.get(k, 0.0)) / wall for k, v in family_cpu().items()}
                 cpu = [
                     100 * (cpu_s(s.proc.pid) - c) / wall for s, c in zip(servers, cpu0, strict=True)
                 ]
@@ -205,6 +245,8 @@ def main() -> int:
                 )
                 print("  server CPU: a %.0f%%, b %.0f%% of one core; load average %s"
                       % (cpu[0], cpu[1], open("/proc/loadavg").read().split()[0]))  # fmt: skip
+                print("  CPU, %% of one core: %s" % ", ".join(
+                    "%s %.0f" % kv for kv in sorted(fam.items())))  # fmt: skip
                 print("  boards lost: %d not up, %d lost events kept" % (down, lost), flush=True)
 
             print(

@@ -242,7 +242,11 @@ class Server:
     def socket(self) -> websocket.WebSocket:
         """A page's WebSocket, once the server has said ``hello`` on it (kept as
         ``ws.hello``): from then on every change reaches it."""
-        ws = websocket.create_connection(self.url.replace("http", "ws", 1) + "/ws", timeout=WAIT_S)
+        # skip_utf8_validation: websocket-client checks each frame byte by byte in
+        # Python (a browser does it natively); recv() still decodes it as UTF-8.
+        ws = websocket.create_connection(
+            self.url.replace("http", "ws", 1) + "/ws", timeout=WAIT_S, skip_utf8_validation=True
+        )
         self._sockets.append(ws)  # closed at stop(): none left for the collector to warn of
         ws.hello = self.wait(ws, lambda m: m["type"] == "hello", what="its hello")
         return ws

@@ -134,13 +134,19 @@ def make_app(hall: Hall) -> web.Application:
         """Every board's state: made again at most every ``BOARDS_S`` between
         changes (a flood of requests costs one JSON text per interval, not
         one each); a clock's event or an arbiter's action makes it anew."""
-        everyone = bool(request.query.get("all"))
         now = asyncio.get_running_loop().time()
-        hit = made.get(everyone)
+        hit = made.get(False)
         if hit is None or now - hit[0] >= BOARDS_S:
-            views = hall.views() if everyone else [s.view() for _, s in sorted(hall.states.items())]
-            hit = made[everyone] = (now, validate.dumps(views).encode())
-        return web.Response(body=hit[1], content_type="application/json")
+            views = [s.view() for _, s in sorted(hall.states.items())]
+            hit = made[False] = (now, validate.dumps(views).encode())
+        body = hit[1]
+        if request.query.get("all"):  # other servers' boards too: made again on its own time
+            far = hall.remote_made  # (a clock's event here does not make it anew)
+            if far is None or now - far[0] >= BOARDS_S:
+                far = hall.remote_made = (now, hall.remote_text().encode())
+            if far[1] != b"[]":
+                body = far[1] if body == b"[]" else body[:-1] + b", " + far[1][1:]
+        return web.Response(body=body, content_type="application/json")
 
     def state_of(request: web.Request) -> BoardState:
         no = validate.query_int(request.match_info["no"], "board")
@@ -190,13 +196,17 @@ def make_app(hall: Hall) -> web.Application:
 
     async def relays(request: web.Request) -> web.Response:
         """What came from the broker and was not kept: changes each board's clock
-        refused (counted, their rows gone), and queries dropped over the bound."""
+        refused (counted, their rows gone), requests dropped over the bridge's
+        bounds, messages refused, and other servers' states read or replaced
+        by a newer one before they were read."""
         bridge = hall.bridge
         return web.json_response(
             {
                 "refused": hall.store.relay_refusals(),
                 "flooded": bridge.flooded if bridge is not None else 0,
                 "dropped": bridge.dropped if bridge is not None else 0,
+                "states_read": bridge.read if bridge is not None else 0,
+                "states_replaced": bridge.replaced if bridge is not None else 0,
             }
         )
 

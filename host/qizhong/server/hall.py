@@ -10,6 +10,7 @@ actions, rounds, app.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 import weakref
@@ -60,8 +61,11 @@ class Hall:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.remote: dict[str, dict[str, Any]] = {}  # other servers' boards (MQTT), by clock id
         self._remote_lock = threading.Lock()  # paho's thread writes, the loop reads
-        self._dirty: dict[str, str] = {}  # other servers' boards not yet sent to the pages
-        self._flushing = False
+        self._remote_keys: dict[str, str] = {}  # a remote board's key -> the clock id showing it
+        self._remote_json: dict[str, str] = {}  # each one's JSON, made once per state
+        self._dirty: dict[str, str] = {}  # other servers' boards not yet sent: key -> JSON
+        self._flushing = False  # a flush of ``_dirty`` is due on the loop
+        self.remote_made: tuple[float, bytes] | None = None  # /api/boards?all=1's remote part
         self.listeners: list[Callable[[int, dict[str, Any], dict[str, Any] | None], None]] = []
         self.acked: set[int] = set()
         self.shown: dict[int, dict[str, Any]] = {}  # each board's last view told (#32)
@@ -139,15 +143,18 @@ class Hall:
         down: a fake board cannot take another's card."""
         cid, key = str(view["clock_id"]), str(view["key"])
         with self._remote_lock:
-            owner = next((c for c, v in self.remote.items() if v["key"] == key), None)
+            owner = self._remote_keys.get(key)
             if owner is not None and owner != cid and self.remote[owner]["link"] != "down":
                 return
             if cid not in self.remote and len(self.remote) >= MAX_REMOTE:
                 return
-            if owner is not None and owner != cid:
-                del self.remote[owner]
-            self.remote[cid] = view
-        self._publish_remote(view)
+            if owner is not None and owner != cid:  # a down clock's card, taken
+                del self.remote[owner], self._remote_json[owner]
+            was = self.remote.get(cid)
+            if was is not None and self._remote_keys.get(was["key"]) == cid:
+                del self._remote_keys[was["key"]]  # the clock moved to another card
+            self._remote_keys[key] = cid
+            self._set_remote(cid, view)
 
     def remote_gone(self, clock_id: str) -> None:
         """A board's retained state was cleared on the broker: shown ``down``."""
@@ -155,8 +162,7 @@ class Hall:
             view = self.remote.get(clock_id)
             if view is None or view["link"] == "down":
                 return
-            view = self.remote[clock_id] = dict(view, link="down", link_text="gone from the broker")
-        self._publish_remote(view)
+            self._set_remote(clock_id, dict(view, link="down", link_text="gone from the broker"))
 
     def server_down(self, server: str) -> None:
         """Another server stopped (or died: its last will): its boards ``down``."""
@@ -164,41 +170,50 @@ class Hall:
             gone = [
                 c for c, v in self.remote.items() if v["server"] == server and v["link"] != "down"
             ]
-            views = []
             for c in gone:
-                views.append(dict(self.remote[c], link="down", link_text="its server is gone"))
-                self.remote[c] = views[-1]
-        for view in views:
-            self._publish_remote(view)
+                view = dict(self.remote[c], link="down", link_text="its server is gone")
+                self._set_remote(c, view)
 
-    def _publish_remote(self, view: dict[str, Any]) -> None:
-        if self.loop is not None and not self.loop.is_closed():
-            msg = validate.dumps({"type": "board", "board": view, "event": None})
-            self.loop.call_soon_threadsafe(self._remote_changed, str(view["key"]), msg)
-
-    def _remote_changed(self, key: str, msg: str) -> None:
-        """Other servers' boards reach the pages in batches (``REMOTE_S``, at
-        most ``REMOTE_BATCH`` boards each, the newest state of each): what
-        the broker brings, a flood included, is bounded before the pages."""
-        self._dirty.pop(key, None)
-        self._dirty[key] = msg
-        if not self._flushing and self.loop is not None:
+    def _set_remote(self, cid: str, view: dict[str, Any]) -> None:
+        """Another server's board changed (``_remote_lock`` held): its JSON is
+        made once, for the pages and ``/api/boards?all=1`` alike. The pages
+        get it in batches (``REMOTE_S``, at most ``REMOTE_BATCH`` boards
+        each, the newest state of each): what the broker brings, a flood
+        included, is bounded before the pages, and costs the loop one wake
+        a batch, not one a message."""
+        self.remote[cid] = view
+        text = self._remote_json[cid] = validate.dumps(view)
+        key = str(view["key"])
+        self._dirty.pop(key, None)  # re-inserted at the end: boards go out in order of change
+        self._dirty[key] = text
+        if not self._flushing and self.loop is not None and not self.loop.is_closed():
             self._flushing = True
-            self.loop.call_later(REMOTE_S, self._flush_remote)
+            self.loop.call_soon_threadsafe(self.loop.call_later, REMOTE_S, self._flush_remote)
 
     def _flush_remote(self) -> None:
-        for _ in range(min(REMOTE_BATCH, len(self._dirty))):
-            key = next(iter(self._dirty))
-            self._send_all(key, self._dirty.pop(key), False)
-        self._flushing = bool(self._dirty) and self.loop is not None and not self.loop.is_closed()
-        if self._flushing and self.loop is not None:
+        with self._remote_lock:
+            keys = list(itertools.islice(self._dirty, REMOTE_BATCH))
+            batch = [(key, self._dirty.pop(key)) for key in keys]
+            again = bool(self._dirty) and self.loop is not None and not self.loop.is_closed()
+            self._flushing = again
+        for key, text in batch:
+            self._send_all(key, '{"type": "board", "board": %s, "event": null}' % text, False)
+        if again and self.loop is not None:
             self.loop.call_later(REMOTE_S, self._flush_remote)
+
+    def remote_views(self) -> list[dict[str, Any]]:
+        """Other servers' boards (MQTT), by clock id."""
+        with self._remote_lock:
+            return [v for _, v in sorted(self.remote.items())]
+
+    def remote_text(self) -> str:
+        """``remote_views`` as JSON, from each board's JSON as made once."""
+        with self._remote_lock:
+            return "[%s]" % ", ".join(t for _, t in sorted(self._remote_json.items()))
 
     def views(self) -> list[dict[str, Any]]:
         """Every board of the hall: this server's, then the others' (MQTT)."""
-        mine = [s.view() for _, s in sorted(self.states.items())]
-        with self._remote_lock:
-            return mine + [v for _, v in sorted(self.remote.items())]
+        return [s.view() for _, s in sorted(self.states.items())] + self.remote_views()
 
     def _send_all(self, key: str, msg: str, first: bool = True) -> None:
         """To every page: at most one waiting message per board each (viewers.py)."""

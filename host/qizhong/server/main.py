@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import ipaddress
 import os
 import secrets
@@ -228,6 +229,10 @@ async def _serve(args: argparse.Namespace) -> int:
 
         bridge = Bridge(hall, args.mqtt, args.name, url, login)
         bridge.start()
+    # The modules and the store's history, read once, are never garbage:
+    # kept out of the collector's full passes, which walked all of them and
+    # held every thread up to 90 ms under a flood (#34).
+    gc.freeze()
     print("hall at http://%s:%d/ (%d clocks)" % (addr[0], addr[1], len(ports)), flush=True)
     from qizhong.server import client
 
@@ -254,7 +259,15 @@ async def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# How long a thread keeps the GIL while another waits for it (CPython's
+# default is 5 ms). A press goes through three threads (the ports' epoll, its
+# clock's worker, the loop): under a flood from the broker each hand-over
+# waited up to 5 ms behind the bridge's thread (#34).
+SWITCH_S = 0.001
+
+
 def main(args: argparse.Namespace) -> int:
+    sys.setswitchinterval(SWITCH_S)
     return asyncio.run(_serve(args))
 
 

@@ -125,11 +125,18 @@ class Bridge:
     """One server's link to the broker."""
 
     MAX_SERVERS = 64
-    CHANGES_PER_S = 20  # tagged changes from the broker, all clocks together (more: busy)
-    # Queries from the broker, all clocks together: more are dropped, counted, not queued
-    # (#34: a stranger's flood takes a bounded share of the links, never a press's turn).
-    QUERIES_PER_S = 20
+    # Requests from the broker for our clocks, all clocks together, counted
+    # before a byte is parsed (#34: a stranger's flood takes a bounded share
+    # of the links and of this thread, never a press's turn): more are
+    # dropped and counted (``flooded``), never queued and never answered.
+    CHANGES_PER_S = 20  # tagged (``~``): each is 2 commits and a clock's check
+    QUERIES_PER_S = 20  # untagged: read-only queries, and the refusals of untagged changes
+    # Other servers' board states read, all together: a newer state of a
+    # board replaces its older one not yet read, so a flood costs a dict
+    # entry per board, not a parse per message.
+    STATES_PER_S = 200  # as many as the pages get (hall.REMOTE_BATCH each REMOTE_S)
     MAX_REMOTE = 2000  # other servers' boards shown here
+    MAX_COMMAND = 1024  # bytes of a command message (a request is at most a frame)
 
     def __init__(
         self,
@@ -151,9 +158,14 @@ class Bridge:
         self.last_drop = ""
         self.servers: dict[str, str] = {}  # other servers' announced page addresses
         self._waiting: dict[str, Any] = {}  # states whose server has not announced itself
-        self._changes = Bucket(self.CHANGES_PER_S, self.CHANGES_PER_S)  # each is 2 commits
+        self._changes = Bucket(self.CHANGES_PER_S, self.CHANGES_PER_S)
         self._queries = Bucket(self.QUERIES_PER_S, self.QUERIES_PER_S)
-        self.flooded = 0  # queries dropped over QUERIES_PER_S
+        self._reads = Bucket(self.STATES_PER_S, self.STATES_PER_S / 4)
+        self.flooded = 0  # requests dropped over CHANGES_PER_S / QUERIES_PER_S
+        self.replaced = 0  # other servers' states replaced by a newer one before being read
+        self.read = 0  # other servers' states read (parsed and checked)
+        self._unread: dict[str, bytes] = {}  # clock id -> its newest state not yet read
+        self._ours: dict[str, int] = {}  # our clocks' ids -> board number
         hall.bridge = self
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
@@ -198,7 +210,7 @@ class Bridge:
             fd = sock.fileno()
             p.register(fd, select.POLLIN | (select.POLLOUT if c.want_write() else 0))
             p.register(self._wake_r, select.POLLIN)
-            ready = dict(p.poll(1000))
+            ready = dict(p.poll(1000 if not self._unread else 1000 // self.STATES_PER_S + 10))
             if self._wake_r in ready:
                 try:
                     os.read(self._wake_r, 4096)
@@ -208,6 +220,7 @@ class Bridge:
             rc = mqtt.MQTT_ERR_SUCCESS
             if ready.get(fd, 0) & (select.POLLIN | select.POLLERR | select.POLLHUP):
                 rc = c.loop_read()
+            self._read_states()
             if rc == mqtt.MQTT_ERR_SUCCESS and c.want_write():
                 rc = c.loop_write()
             if rc == mqtt.MQTT_ERR_SUCCESS:
@@ -273,32 +286,63 @@ class Bridge:
             self.last_drop = "%s: %s" % (msg.topic[:80], str(e)[:200])
 
     def _message(self, topic: str, payload: bytes) -> None:
+        """What a message costs before it is bounded: a topic split, a dict
+        lookup and a token (#34). Requests for our clocks take their
+        bucket's token first; states wait unread, one per board
+        (``_read_states``)."""
         words = topic.split("/")
         if len(words) != 4:
             return
-        if words[2] == "server":
-            self._server(words[3], payload)
-            return
-        if words[3] == "cmd":
-            self._command(words[2], validate.parse(payload, validate.MAX_MQTT))
-            return
-        if words[3] != "state":
-            return
+        cid, kind = words[2], words[3]
+        if cid == "server":
+            self._server(kind, payload)
+        elif kind == "cmd":
+            if cid not in self._ours:
+                return  # another server's clock
+            if len(payload) > self.MAX_COMMAND:
+                raise validate.Invalid("%d bytes, more than %d" % (len(payload), self.MAX_COMMAND))
+            if not (self._changes if b"~" in payload else self._queries).take():
+                self.flooded += 1  # dropped before it costs a parse, a reply or the clock
+                return
+            self._command(cid, validate.parse(payload, self.MAX_COMMAND))
+        elif kind == "state" and cid not in self._ours:  # ours come back from the broker
+            if len(payload) > validate.MAX_MQTT:
+                raise validate.Invalid("%d bytes, more than %d" % (len(payload), validate.MAX_MQTT))
+            if cid in self._unread:
+                self.replaced += 1  # keeps its turn: each board is read in its order
+            elif len(self._unread) >= self.MAX_REMOTE:
+                raise validate.Invalid("more than %d boards' states unread" % self.MAX_REMOTE)
+            self._unread[cid] = payload
+
+    def _read_states(self) -> None:
+        """Other servers' states, the oldest-waiting board first, at most
+        ``STATES_PER_S`` a second."""
+        while self._unread and self._reads.take():
+            cid = next(iter(self._unread))
+            payload = self._unread.pop(cid)
+            self.read += 1
+            try:
+                self._state(cid, payload)
+            except Exception as e:
+                self.dropped += 1
+                self.last_drop = "%s state: %s" % (cid[:80], str(e)[:200])
+
+    def _state(self, cid: str, payload: bytes) -> None:
         if not payload:  # a retained state cleared
-            self.hall.remote_gone(words[2])
+            self.hall.remote_gone(cid)
             return
         view = validate.parse(payload, validate.MAX_MQTT)
         if not isinstance(view, dict) or view.get("server") == self.name:
             return  # our own boards come back from the broker: we know them
         server = view.get("server")
-        if not validate.is_name(server) or not validate.is_name(words[2]):
+        if not validate.is_name(server) or not validate.is_name(cid):
             raise validate.Invalid("a state names no server, or a bad clock id")
         url = self.servers.get(str(server), "")
         if not url:  # its server has not announced itself (yet): kept until it does
-            if len(self._waiting) < self.MAX_REMOTE or words[2] in self._waiting:
-                self._waiting[words[2]] = view
+            if len(self._waiting) < self.MAX_REMOTE or cid in self._waiting:
+                self._waiting[cid] = view
             return
-        self.hall.remote_board(validate.remote_view(view, words[2], url))
+        self.hall.remote_board(validate.remote_view(view, cid, url))
 
     def _server(self, name: str, payload: bytes) -> None:
         """Another server's announcement (its page's address), or its end:
@@ -329,9 +373,9 @@ class Bridge:
         before it is queued (``relay``, ``pending``) and its outcome after.
         Only the clock's own tag lets a change through (``validate.command``);
         relays wait in their own short queue behind the clock's events."""
-        st = next((s for s in self.hall.states.values() if s.board.clock_id == clock_id), None)
-        if st is None:
-            return  # not ours (another server's clock)
+        st = self.hall.states.get(self._ours.get(clock_id, 0))
+        if st is None or st.board.clock_id != clock_id:
+            return  # not ours (another server's clock, or one no longer on that board)
         topic = "%s/%s/reply" % (self.root, clock_id)
         raw = cmd.get("text") if isinstance(cmd, dict) else None
         rid = raw.split(" ", 1)[0][:8] if isinstance(raw, str) else ""
@@ -345,9 +389,6 @@ class Bridge:
         except validate.Invalid as e:
             reply(False, "refused %s" % e)
             return
-        if not validate.is_change(text) and not self._queries.take():
-            self.flooded += 1  # dropped before it costs the clock anything
-            return
         no = st.board.no
         try:
             worker = self.hall.worker(no)
@@ -359,9 +400,6 @@ class Bridge:
             return
         aid = 0
         if validate.is_change(text):  # a query changes nothing: not recorded, as over HTTP
-            if not self._changes.take():
-                reply(False, "busy too many changes from the broker: try again")
-                return
             try:
                 aid = self.hall.store.add_action(no, "relay", {"text": text}, "mqtt")
             except Exception as e:  # the record cannot be written: nothing is sent
@@ -390,6 +428,7 @@ class Bridge:
     def on_board(self, no: int, view: dict[str, Any], event: dict[str, Any] | None) -> None:
         """A board of ours changed (called on its worker's thread)."""
         view = dict(view, server=self.name, url=self.url)
+        self._ours[str(view["clock_id"])] = no
         topic = "%s/%s" % (self.root, view["clock_id"])
         self._send(topic + "/state", validate.dumps(view), retain=True)
         if event is not None:

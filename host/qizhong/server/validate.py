@@ -29,6 +29,7 @@ MAX_ALERTS = 32
 MAX_INT = 2**53 - 1  # what every JSON reader keeps exact
 MAX_MS = 100 * 3600 * 1000  # a side's time, either sign
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # a server's name, a clock's id
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 URL = re.compile(r"^https?://[A-Za-z0-9.\[\]:-]{1,100}(/[A-Za-z0-9._~/-]{0,100})?$")
 GAMES = ("xiangqi", "go", "chess")
 LINKS = ("up", "lost", "connecting", "busy", "down")
@@ -71,7 +72,7 @@ def _int(v: Any, name: str, lo: int = -MAX_INT, hi: int = MAX_INT) -> int:
 def _str(v: Any, name: str, limit: int = MAX_TEXT) -> str:
     if not isinstance(v, str) or len(v.encode("utf-8", "replace")) > limit:
         raise Invalid("%s: a string of at most %d bytes" % (name, limit))
-    if any(ord(c) < 32 or ord(c) == 127 for c in v):
+    if CONTROL.search(v):
         raise Invalid("%s: a control character" % name)
     return v
 
