@@ -181,3 +181,53 @@ def test_a_lost_clocks_worker_looks_only_when_its_path_comes_back(sim, tmp_path)
         if w.clock is not None:
             w.clock.close()
         store.close()
+
+
+def test_the_links_own_reopen_waits_for_its_path_not_a_timer(sim, tmp_path, monkeypatch):
+    """Within a request's time the link reopens a port that went away. It
+    tried every 50 ms by its path; now, while the path is gone, it waits on
+    inotify and opens when the path is made again (the same device)."""
+    from qizhong.clocks import pathwatch
+    from qizhong.clocks.link import Link
+
+    port = str(tmp_path / "ttyHALL")
+    os.symlink(sim.serial_path, port)
+    link = Link(port, timeout=WAIT_S)
+    watching = threading.Event()
+    real_points = pathwatch.watch_points
+
+    def points(path: str) -> list[tuple[str, str]]:
+        got = real_points(path)
+        watching.set()  # (the real watches are added next, before the path is looked at)
+        return got
+
+    monkeypatch.setattr(pathwatch, "watch_points", points)
+    opens: list[int] = []
+    real_open = link.open
+
+    def counted_open() -> None:
+        opens.append(1)
+        real_open()
+
+    link.open = counted_open  # type: ignore[method-assign]
+    failed: list[Exception] = []
+
+    def reopen() -> None:
+        try:
+            link._reopen(time.monotonic() + WAIT_S)
+        except Exception as e:
+            failed.append(e)
+
+    try:
+        link.close()
+        os.unlink(port)  # the port goes
+        t = threading.Thread(target=reopen, daemon=True)
+        t.start()
+        assert watching.wait(WAIT_S), "the link did not wait on its path"
+        os.symlink(sim.serial_path, port)  # and comes back
+        t.join(WAIT_S)
+        assert not t.is_alive() and not failed, failed
+        assert link.is_open and link.reopens == 1
+        assert len(opens) <= 3  # one failed try, the open after the event (and a spare)
+    finally:
+        link.close()

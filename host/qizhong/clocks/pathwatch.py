@@ -28,8 +28,10 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import select
 import struct
 import threading
+import time
 from collections.abc import Callable
 
 # inotify(7)'s masks (linux/inotify.h)
@@ -51,6 +53,7 @@ IN_CLOEXEC = os.O_CLOEXEC
 MASK = IN_CREATE | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
 GONE = IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT  # the folder's watch ends
 _HEAD = struct.Struct("iIII")  # wd, mask, cookie, len
+POLL_S = 0.05  # without inotify, a path waited for is looked at this often
 
 
 class Inotify:
@@ -128,6 +131,41 @@ def _point(path: str) -> tuple[str, str]:
     while folder != os.path.dirname(folder) and not os.path.isdir(folder):
         folder, name = os.path.split(folder)
     return folder, name
+
+
+def until_there(path: str, seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``path`` to be there (True if it is): on
+    inotify, watched before it is looked at; where there is none, looked at
+    every ``POLL_S``. (``Link``'s reopen within one request's time.)"""
+    deadline = time.monotonic() + seconds
+    try:
+        ino = Inotify()
+    except OSError:
+        ino = None
+    try:
+        while True:
+            if ino is not None:
+                try:
+                    for folder, _ in watch_points(path):
+                        ino.add(folder)  # again after each event: a missing folder made
+                except OSError:
+                    ino.close()
+                    ino = None
+            if os.path.exists(path):
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if ino is None:
+                time.sleep(min(POLL_S, left))
+                continue
+            p = select.poll()
+            p.register(ino.fd, select.POLLIN)
+            if p.poll(left * 1000):
+                ino.read()
+    finally:
+        if ino is not None:
+            ino.close()
 
 
 class PathWatch:

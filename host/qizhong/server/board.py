@@ -8,15 +8,22 @@ port and collects what it missed (``Clock.reconnect``: by boot id, #12). It
 reopens only the device it had: the same device node, or after an unplug a
 new node with the same USB serial number. A path that now names another
 device (a pty's number reused by another program) is never opened, so no
-other program's port gets our probe (#34); ``device_at`` is checked every
-``RETRY_S``, a ``stat``, not an open. Every event is committed to the
-``Store`` before the hall hears of it.
+other program's port gets our probe (#34). A lost port is not looked at on
+a timer: ``Ports`` also waits on one inotify descriptor
+(``qizhong.clocks.pathwatch``) watching the folders of the lost ports' paths
+(and of a link's target), and wakes a worker only when its path's name is
+made, moved in or has its attributes set; then ``device_at`` (a ``stat``)
+decides. ``SAFETY_S`` bounds the wait all the same; where inotify is
+missing or a watch is refused, the worker looks every ``RETRY_S``, as it
+does while its port is there but does not answer. Every event is committed
+to the ``Store`` before the hall hears of it.
 
 A worker costs nothing while its clock says nothing (#32): it sleeps until
 ``Ports`` (one thread waiting on every clock's port at once, epoll) sees
 bytes on its port, a request is handed to it, or its next timer is due: a
 ``status`` after ``QUIET_S`` of silence (the heartbeat: times, drift, and
-whether the clock still answers), a link's retry. A clock that goes away
+whether the clock still answers), a link's retry; a lost port's path made
+again (above). A clock that goes away
 shows at once (the port's hang-up wakes the worker); one that hangs with its
 port open is lost when that ``status`` gets no answer in ``TIMEOUT_S``.
 
