@@ -181,6 +181,7 @@ class PathWatch:
         self._owners: dict[object, list[tuple[int, str]]] = {}  # owner -> (wd, name)
         self._by_wd: dict[int, dict[object, set[str]]] = {}  # wd -> owner -> names
         self._calls: dict[object, Callable[[], None]] = {}
+        self._points: dict[object, list[tuple[str, str]]] = {}  # owner -> watch_points
         self.events = 0  # inotify events read (benchmarks, tests)
         self.called = 0  # owners called
 
@@ -191,11 +192,15 @@ class PathWatch:
         """Call ``call`` once when ``path`` may have come back. Watch first,
         look after: a path made between the two is not missed. False if a
         folder cannot be watched (the caller must look on a timer)."""
+        points = watch_points(path)
         with self._lock:
+            if self._points.get(owner) == points:  # watched already (its watches live)
+                self._calls[owner] = call
+                return True
             self._drop(owner)
             got: list[tuple[int, str]] = []
             try:
-                for folder, name in watch_points(path):
+                for folder, name in points:
                     wd = self._ino.add(folder)
                     got.append((wd, name))
                     self._by_wd.setdefault(wd, {}).setdefault(owner, set()).add(name)
@@ -204,6 +209,7 @@ class PathWatch:
                 self._drop(owner)
                 return False
             self._owners[owner] = got
+            self._points[owner] = points
             self._calls[owner] = call
             return True
 
@@ -214,6 +220,7 @@ class PathWatch:
 
     def _drop(self, owner: object) -> None:
         self._calls.pop(owner, None)
+        self._points.pop(owner, None)
         for wd, _ in self._owners.pop(owner, ()):
             owners = self._by_wd.get(wd)
             if owners is None:
@@ -252,4 +259,5 @@ class PathWatch:
             self._owners.clear()
             self._by_wd.clear()
             self._calls.clear()
+            self._points.clear()
             self._ino.close()

@@ -348,7 +348,6 @@ class Worker(threading.Thread):
         self.had = ""  # the id of the clock this worker had up on its port ("": none yet)
         self.device: Device | None = None  # the device it was on (reopened only if it is there)
         self.away = ""  # why the port was not even tried ("": it was, or it is up)
-        self.looks = 0  # times the lost port's path was looked at (tests, benchmarks)
         self._look = False  # its path may have come back: look now
         self.ports = ports or PORTS
         # A board this port had before a restart shows at once.
@@ -565,7 +564,6 @@ class Worker(threading.Thread):
         """Why the port must not be opened now ("": it may): the device this
         worker had is gone, or another one has its path; or, before any
         clock was up on it, nothing is at its path."""
-        self.looks += 1
         if self.device is None:
             if _is_url(self.port) or os.path.exists(self.port):
                 return ""
