@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from qizhong.clocks.link import LinkError
-from qizhong.server import validate
+from qizhong.server import start, validate
 from qizhong.server.store import Stored
 
 if TYPE_CHECKING:
@@ -414,6 +414,7 @@ class Sessions:
             played = g.console.session.played
             st.played = [p.text for p in played]
             st.played_clocks = [p.clock_ms for p in played]  # a press ruled on is no move's
+            st.start = start.of_session(g.console.session)  # a FEN, a Go setup: every record's
             self._counted(g, st.game_no)
         acked = self.hall.acked
         known = {a["id"] for a in st.alerts}
