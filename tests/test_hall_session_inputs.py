@@ -9,11 +9,14 @@ for the other side), commands with odd arguments, and a new session's
 options. A move is kept as the game's notation, or refused with its reason
 and nothing kept; a refused command changes nothing; a new session's bad
 option is a 400 naming it, and the game in play goes on, after a SIGKILL
-too. Two defects they found: a session of another game than the board's
+too. Three defects they found: a session of another game than the board's
 (``"game": "go"`` on a Xiangqi board) made ``/api/boards/N`` and
-``/boards/N.pgn`` answer 500 after its first move; and a bad start
-(``fen``, ``left``, ``lang``, a handicap the board cannot hold) was a 409
-from the session, not a 400 naming the option."""
+``/boards/N.pgn`` answer 500 after its first move; a bad start (``fen``,
+``left``, ``lang``, a handicap the board cannot hold) was a 409 from the
+session, not a 400 naming the option; a FEN whose game is already over
+(mate, stalemate, a dead position) made a session that waited for ever. A
+fourth is beside them: a board's game changed (``players``) under its open
+session, whose moves then made the board's addresses 500."""
 
 import json
 import urllib.error
@@ -72,6 +75,7 @@ BAD_OPTIONS = [
     (1, {"fen": "4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1"}, "fen: the generals face each other"),
     (1, {"fen": "3akab2/9/4b4/9/9/9/9/9/4A4/2BAK4 b KQkq e3 0 1"}, "fen: Xiangqi has no castling"),
     (1, {"fen": "3akab2/9/4b4/9/9/9/9/9/4A4/2BAK4 b - - -1 0"}, "fen: move counters"),
+    (1, {"fen": "3k5/4R4/3R5/9/9/9/9/9/9/4K4 b - - 0 1"}, "fen: the game is over in this position"),
     (1, {"left": "white"}, "left: red or black"),
     (1, {"game": "go"}, "game: board 1 plays xiangqi"),
     (1, {"game": "chess"}, "game: board 1 plays xiangqi"),
@@ -80,6 +84,9 @@ BAD_OPTIONS = [
     (2, {"fen": "4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1"}, "fen: not a position chess can reach"),
     (2, {"fen": "4k3/8/8/8/8/8/8/4K3 w K - 0 1"}, "fen: not a position chess can reach"),
     (2, {"fen": "4k3/8/8/8/8/8/8/4K3 w - - 0 1", "chess960": 5}, "chess960: "),
+    (2, {"fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"}, "fen: the game is over in this position"),
+    (2, {"fen": "6rk/5Npp/8/8/8/8/8/6K1 b - - 0 1"}, "fen: the game is over in this position"),
+    (2, {"fen": "k7/8/8/8/8/8/8/7K w - - 0 1"}, "fen: the game is over in this position"),
     (2, {"lang": "xx"}, "lang: one of en, de"),
     (2, {"left": "red"}, "left: white or black"),
     (2, {"game": "xiangqi"}, "game: board 2 plays chess"),

@@ -580,9 +580,11 @@ def _start_checked(game: str, out: dict[str, Any]) -> None:
         from qizhong.rules import xiangqi
 
         try:
-            xiangqi.Board(fen)
+            over = xiangqi.Board(fen).outcome()
         except xiangqi.XiangqiError as e:
             raise OptionError("fen: %s" % e) from None
+        if over is not None:  # a game that could not begin (its session waited for ever)
+            raise OptionError("fen: the game is over in this position: %s" % over.reason)
     elif game == "chess":
         from qizhong.rules import chess
 
@@ -598,6 +600,9 @@ def _start_checked(game: str, out: dict[str, Any]) -> None:
                 raise OptionError("fen: %s" % e) from None
             if not board.is_valid():
                 raise OptionError("fen: not a position chess can reach: %s" % board.status().name)
+            over = board.ending()
+            if over is not None:
+                raise OptionError("fen: the game is over in this position: %s" % over.reason)
     elif game == "go":
         if fen is not None:
             raise OptionError("fen: Xiangqi and chess only (a Go game starts from size, komi and "
