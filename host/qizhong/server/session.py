@@ -600,9 +600,9 @@ def _start_checked(game: str, out: dict[str, Any]) -> None:
                 raise OptionError("fen: %s" % e) from None
             if not board.is_valid():
                 raise OptionError("fen: not a position chess can reach: %s" % board.status().name)
-            over = board.ending()
-            if over is not None:
-                raise OptionError("fen: the game is over in this position: %s" % over.reason)
+            ending = board.ending()
+            if ending is not None:
+                raise OptionError("fen: the game is over in this position: %s" % ending.reason)
     elif game == "go":
         if fen is not None:
             raise OptionError("fen: Xiangqi and chess only (a Go game starts from size, komi and "
