@@ -316,3 +316,16 @@ def test_a_game_from_a_fen_keeps_its_start_after_new_and_a_restart(tmp_path):
         assert old.end().fen() == pyffish.get_fen("xiangqi", fen, [m.uci() for m in old.moves])
     finally:
         again.stop()
+
+
+def test_the_start_module_examples():
+    """server/start.py's examples, and a start read back from its words as kept."""
+    import doctest
+
+    from qizhong.server import start
+
+    assert doctest.testmod(start).failed == 0
+    s = Start(size=9, komi="0.5", black=("C3", "G7"), white_first=True, handicap=2)
+    assert Start.from_words(s.words()) == s and not s.usual
+    with pytest.raises(ValueError):
+        Start.from_words(["x"])
