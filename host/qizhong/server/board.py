@@ -47,6 +47,7 @@ from qizhong.arbiter.session import ORIGIN_STEP
 from qizhong.clocks.driver import Clock, OtherClock
 from qizhong.clocks.link import Device, Event, LinkError, device_at
 from qizhong.clocks.pathwatch import PathWatch
+from qizhong.server.start import USUAL, Start
 from qizhong.server.store import Board, Store, Stored, StoreError
 
 ALERTS = ("knock", "flag", "held", "lost")  # what an arbiter must see, until acknowledged
@@ -177,6 +178,7 @@ class BoardState:
     session_rev: int = 0  # counts the board's session changes (server/session.py)
     # each move's clock time as its session paired it (None: the n-th press is the n-th move's)
     played_clocks: list[int | None] | None = None
+    start: Start = USUAL  # where the game began (its session's FEN, Go setup)
     # (boot, seq): the last status's moves count this boot's events up to seq; a press
     # among them kept later (read after the status's reply) is not counted again
     counted: tuple[str, int] = ("", 0)
@@ -259,6 +261,7 @@ class BoardState:
         self.moves, self.flag, self.knocks, self.held = [0, 0], [False, False], 0, -1
         self.knocker = -1
         self.presses, self.played, self.played_clocks = [], [], None
+        self.start = USUAL
 
     def ack(self, event: int) -> bool:
         n = len(self.alerts)
