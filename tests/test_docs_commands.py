@@ -52,6 +52,7 @@ SKIP = {
     "(tests/test_segface.py checks it is the layout's)",
     ".venv/bin/python benchmarks/feed.py": "a benchmark of minutes (make bench runs it)",
     ".venv/bin/python benchmarks/hall_scale.py": "a benchmark of minutes (make bench runs it)",
+    ".venv/bin/python benchmarks/lost_ports.py": "a benchmark of a minute (make bench runs it)",
     "make hall": "a server that runs until stopped (tests/test_server.py runs qizhong serve --sim)",
     "make flash": "needs a Pico on a USB port (tests/test_bundle.py builds the bundle)",
     "qizhong calibrate --seconds 600": "ten minutes of real time (tests/test_cli.py: calibrate)",

@@ -18,6 +18,7 @@ from qizhong.rules import xiangqi
 from qizhong.server import records
 from qizhong.server.board import BoardState
 from qizhong.server.feed import Feed, Info
+from qizhong.server.start import Start
 from qizhong.server.store import Store
 
 XQ = ["炮二平五", "马8进7", "马二进三", "车9平8", "车一平二", "马2进3", "兵七进一", "卒7进1"]
@@ -281,3 +282,50 @@ def test_nothing_is_built_at_start_nor_for_a_press_without_a_move(tmp_path, call
         assert len(xiangqi_pgn.read_game(feed._kept[1].record).moves) == 1
     finally:
         feed.stop()
+
+
+def test_a_game_from_a_fen_keeps_its_start_after_new_and_a_restart(tmp_path):
+    """A game its session began from a FEN (``BoardState.start``): the record
+    replays its moves from there and says so (SetUp, FEN); after ``new`` and
+    in a new process (nothing in memory) the game's record is made from the
+    store with the same start. Before, the moves were replayed from the usual
+    start: ValueError (500 at the board's addresses)."""
+    fen = "3akab2/9/4b4/9/9/9/9/9/4A4/2BAK4 b - - 0 1"
+    h = Hall(tmp_path / "h.sqlite")
+    h.st.start = Start(fen=fen)
+    feed = Feed(h.store, h.states)
+    try:
+        for text in ("象5退3", "相七进五"):
+            h.st.played.append(text)
+            h.event("press", len(h.st.played) % 2)
+            feed.on_change(1, {}, None)
+        made = feed.executor.submit(lambda: feed.record_now(h.st)).result(10)
+        assert '[SetUp "1"]\n[FEN "%s"]' % fen in made.decode()
+        assert asyncio.run(feed.position(h.st))["fen"].startswith("2bakab2/9/9")
+        h.event("config")  # a new game: the usual start again
+        assert h.st.start == Start() and h.st.played == []
+        assert asyncio.run(feed.past(1, 1)) == made
+    finally:
+        feed.stop()
+    again = Feed(h.store, h.states)  # a new process: the start from the kept record
+    try:
+        old = xiangqi_pgn.read_game(asyncio.run(again.past(1, 1)))
+        assert old.starting_fen == fen and len(old.moves) == 2
+        # pyffish, another engine, takes the moves from the FEN
+        assert pyffish.legal_moves("xiangqi", fen, [old.moves[0].uci()])
+        assert old.end().fen() == pyffish.get_fen("xiangqi", fen, [m.uci() for m in old.moves])
+    finally:
+        again.stop()
+
+
+def test_the_start_module_examples():
+    """server/start.py's examples, and a start read back from its words as kept."""
+    import doctest
+
+    from qizhong.server import start
+
+    assert doctest.testmod(start).failed == 0
+    s = Start(size=9, komi="0.5", black=("C3", "G7"), white_first=True, handicap=2)
+    assert Start.from_words(s.words()) == s and not s.usual
+    with pytest.raises(ValueError):
+        Start.from_words(["x"])

@@ -132,3 +132,19 @@ def test_the_links_own_reopen_never_opens_another_device(two, tmp_path):
         assert link._ser is not None
     finally:
         link.close()
+
+
+def test_a_usb_clock_replugged_is_the_same_device_by_its_serial():
+    """After an unplug the kernel makes a new node (another inode, another
+    creation time): the same USB serial number makes it the same device, so
+    it is reopened; a pty (no serial) is the same only on the same node."""
+    from qizhong.clocks.link import Device
+
+    before = Device((0xA600, 812, 1_000), "E6614C311B8A2F35")
+    replugged = Device((0xA600, 905, 9_000), "E6614C311B8A2F35")
+    another = Device((0xA600, 905, 9_000), "E6614C311B8A0000")
+    assert replugged.same(before) and before.same(replugged)
+    assert not another.same(before)
+    pty = Device((0x8805, 7, 1_000), "")
+    assert pty.same(Device((0x8805, 7, 1_000), ""))
+    assert not Device((0x8805, 9, 2_000), "").same(pty)  # its number given again

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import serial
 
+from qizhong.clocks import pathwatch
 from qizhong.core import auth, proto
 
 Clock = Callable[[], float]
@@ -173,7 +174,7 @@ class Link:
 
     TIMEOUT_S = 2.0  # a request gives up after this long without a reply
     RETRY_S = 0.25  # a request's frame is sent again after this long
-    REOPEN_S = 0.05  # a vanished port is tried again this often
+    REOPEN_S = 0.05  # a port that is there but fails to open is tried again this often
 
     def __init__(
         self,
@@ -301,9 +302,13 @@ class Link:
             except (PortBusy, OtherDevice):
                 raise
             except LinkError as e:
-                if self._clock() >= deadline:
+                left = deadline - self._clock()
+                if left <= 0:
                     raise LinkError("%s: cannot reopen (%s)" % (self.port, e))
-                _wait(self.REOPEN_S)
+                if device_at(self.port) is None and "://" not in self.port:
+                    pathwatch.until_there(self.port, left)  # gone: woken when it is made again
+                else:
+                    _wait(self.REOPEN_S)  # there but not opening yet (udev setting its mode)
 
     def _write(self, data: bytes, deadline: float) -> None:
         while True:
@@ -842,7 +847,9 @@ def _check_body(body: str) -> None:
 
 
 def _wait(seconds: float) -> None:
-    # Waiting for a port to come back after an unplug; never on a test's path.
+    # Waiting for a port that is there to open (a node udev has not yet given
+    # its mode); never on a test's path. A port that is gone is waited for
+    # with inotify (``pathwatch.until_there``).
     time.sleep(seconds)
 
 

@@ -21,7 +21,8 @@
 
 Writing follows xqbase's PGN for Chinese chess: the seven tags of the PGN
 standard with ``Red``/``Black`` for White/Black, ``[Game "Chinese Chess"]``
-first, ``FEN`` when the game does not start from the initial position,
+first, ``SetUp "1"`` and ``FEN`` when the game does not start from the initial
+position (as the PGN standard's section 9.7 has them),
 ``Format`` naming the notation, and ``TimeControl`` in this project's syntax
 (``qizhong.timecontrol``: the PGN standard's own value when it can say the
 control, else the spec, e.g. ``20m count 10s``). A move's clock time (the mover's
@@ -227,10 +228,11 @@ def write_game(game: Game, style: str = "chinese") -> str:
         fen = board.fen() if board is not None else game._end.starting_fen  # type: ignore[union-attr]
     if "TimeControl" in headers:
         lines.append("[TimeControl %s]" % _quote(headers["TimeControl"]))
-    if fen != STARTING_FEN or "FEN" in headers:
+    if fen != STARTING_FEN or "FEN" in headers:  # PGN's setup: SetUp "1", then the FEN
+        lines.append('[SetUp "1"]')
         lines.append("[FEN %s]" % _quote(fen))
     lines.append("[Format %s]" % _quote(_FORMAT[style]))
-    skip = {"Game", "TimeControl", "FEN", "Format", *SEVEN_TAGS}
+    skip = {"Game", "TimeControl", "SetUp", "FEN", "Format", *SEVEN_TAGS}
     for tag, value in headers.items():
         if tag not in skip:
             if not re.fullmatch(r"[A-Za-z0-9_]+", tag):

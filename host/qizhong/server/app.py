@@ -322,6 +322,8 @@ def make_app(hall: Hall) -> web.Application:
                 st.board = next(b for b in hall.store.boards() if b.no == no)
                 if "first" in fields or "second" in fields:
                     await _renamed(hall, no, st.game_no, fields.get("first"), fields.get("second"))
+                if "game" in fields:
+                    await _on_thread(hall, no, lambda: hall.games.regame(no))
             hall.notify(no, st.view(), None)
             if key:
                 hall.store.put_answer(key, no, {"ok": True})
@@ -411,7 +413,9 @@ def make_app(hall: Hall) -> web.Application:
         from qizhong.server.session import OptionError, SessionError
 
         worker = hall.worker(no)
-        configure = bool(body.get("configure", False))
+        configure = body.get("configure", False)
+        if not isinstance(configure, bool):
+            raise web.HTTPBadRequest(text="configure: true or false")
         key = _key(request, body)
         if key and hall.store.answer(key) is not None:  # made already: the same session
             return web.json_response({"ok": True, "repeated": True, "session": hall.games.view(no)})
@@ -624,13 +628,19 @@ async def _renamed(
     rename = getattr(getattr(hall, "rounds", None), "rename", None)
     if rename is not None:
         rename(no, game_no, first, second)
+    await _on_thread(hall, no, lambda: hall.games.rename(no, first, second))
+
+
+async def _on_thread(hall: Hall, no: int, fn: Callable[[], None]) -> None:
+    """``fn`` on board ``no``'s thread, as every session action (here if its clock is away:
+    nothing else touches its session then)."""
     worker = hall.games.fed_worker(no)
-    try:  # on the board's thread, as every session action
+    try:
         if worker is None:
             raise LinkError("board %d: no clock" % no)
-        await asyncio.wrap_future(worker.call(lambda c: hall.games.rename(no, first, second)))
-    except LinkError:  # the clock is away: nothing else touches its session now
-        hall.games.rename(no, first, second)
+        await asyncio.wrap_future(worker.call(lambda c: fn()))
+    except LinkError:
+        fn()
 
 
 def _why(lines: list[str]) -> str:

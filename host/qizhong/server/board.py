@@ -8,15 +8,22 @@ port and collects what it missed (``Clock.reconnect``: by boot id, #12). It
 reopens only the device it had: the same device node, or after an unplug a
 new node with the same USB serial number. A path that now names another
 device (a pty's number reused by another program) is never opened, so no
-other program's port gets our probe (#34); ``device_at`` is checked every
-``RETRY_S``, a ``stat``, not an open. Every event is committed to the
-``Store`` before the hall hears of it.
+other program's port gets our probe (#34). A lost port is not looked at on
+a timer: ``Ports`` also waits on one inotify descriptor
+(``qizhong.clocks.pathwatch``) watching the folders of the lost ports' paths
+(and of a link's target), and wakes a worker only when its path's name is
+made, moved in or has its attributes set; then ``device_at`` (a ``stat``)
+decides. ``SAFETY_S`` bounds the wait all the same; where inotify is
+missing or a watch is refused, the worker looks every ``RETRY_S``, as it
+does while its port is there but does not answer. Every event is committed
+to the ``Store`` before the hall hears of it.
 
 A worker costs nothing while its clock says nothing (#32): it sleeps until
 ``Ports`` (one thread waiting on every clock's port at once, epoll) sees
 bytes on its port, a request is handed to it, or its next timer is due: a
 ``status`` after ``QUIET_S`` of silence (the heartbeat: times, drift, and
-whether the clock still answers), a link's retry. A clock that goes away
+whether the clock still answers), a link's retry; a lost port's path made
+again (above). A clock that goes away
 shows at once (the port's hang-up wakes the worker); one that hangs with its
 port open is lost when that ``status`` gets no answer in ``TIMEOUT_S``.
 
@@ -26,6 +33,7 @@ a restarted server rebuilds it from its file) and refreshed by ``status``.
 
 from __future__ import annotations
 
+import os
 import queue
 import select
 import threading
@@ -38,6 +46,8 @@ from typing import Any
 from qizhong.arbiter.session import ORIGIN_STEP
 from qizhong.clocks.driver import Clock, OtherClock
 from qizhong.clocks.link import Device, Event, LinkError, device_at
+from qizhong.clocks.pathwatch import PathWatch
+from qizhong.server.start import USUAL, Start
 from qizhong.server.store import Board, Store, Stored, StoreError
 
 ALERTS = ("knock", "flag", "held", "lost")  # what an arbiter must see, until acknowledged
@@ -70,6 +80,9 @@ class Ports:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.wakes = 0  # workers woken by their port (benchmarks, tests)
+        self.paths: PathWatch | None = None  # lost ports' paths (made with the first)
+        self._paths_fd = -1  # its inotify descriptor, in the same epoll
+        self._no_paths = ""  # why there is no inotify here ("": there is, or not tried yet)
 
     def watch(self, fd: int, owner: Worker) -> None:
         """Wake ``owner`` once when ``fd`` is readable (again after each ``watch``)."""
@@ -80,9 +93,34 @@ class Ports:
                 self._ep.modify(fd, mask)  # armed again: readable now fires at once
             except FileNotFoundError:
                 self._ep.register(fd, mask)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="ports", daemon=True)
-                self._thread.start()
+            self._start()
+
+    def await_path(self, path: str, owner: Worker) -> bool:
+        """Call ``owner.appeared`` once when ``path`` may have come back
+        (``PathWatch``). False: it cannot be watched (no inotify, a watch
+        limit): the owner looks on its timer."""
+        with self._lock:
+            if self.paths is None and not self._no_paths:
+                try:
+                    self.paths = PathWatch()
+                except OSError as e:
+                    self._no_paths = str(e) or "no inotify"
+                else:
+                    self._paths_fd = self.paths.fileno()
+                    self._ep.register(self._paths_fd, select.EPOLLIN)
+                    self._start()
+        if self.paths is None:
+            return False
+        return self.paths.want(path, owner, owner.appeared)
+
+    def forget_path(self, owner: Worker) -> None:
+        if self.paths is not None:
+            self.paths.drop(owner)
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="ports", daemon=True)
+            self._thread.start()
 
     def forget(self, fd: int, owner: Worker) -> None:
         with self._lock:
@@ -100,6 +138,9 @@ class Ports:
             except InterruptedError:
                 continue
             for fd, _ in ready:
+                if fd == self._paths_fd and self.paths is not None:
+                    self.paths.handle()  # wakes the workers whose path came back
+                    continue
                 owner = self._owners.get(fd)
                 if owner is not None:
                     self.wakes += 1
@@ -137,6 +178,7 @@ class BoardState:
     session_rev: int = 0  # counts the board's session changes (server/session.py)
     # each move's clock time as its session paired it (None: the n-th press is the n-th move's)
     played_clocks: list[int | None] | None = None
+    start: Start = USUAL  # where the game began (its session's FEN, Go setup)
     # (boot, seq): the last status's moves count this boot's events up to seq; a press
     # among them kept later (read after the status's reply) is not counted again
     counted: tuple[str, int] = ("", 0)
@@ -219,6 +261,7 @@ class BoardState:
         self.moves, self.flag, self.knocks, self.held = [0, 0], [False, False], 0, -1
         self.knocker = -1
         self.presses, self.played, self.played_clocks = [], [], None
+        self.start = USUAL
 
     def ack(self, event: int) -> bool:
         n = len(self.alerts)
@@ -275,7 +318,11 @@ class Worker(threading.Thread):
     POLL_S = 0.05  # a port without a file descriptor (loop://, socket://) is read this often
     QUIET_S = 15.0  # a clock silent this long is asked ``status`` (the heartbeat)
     STATUS_S = QUIET_S  # (its old name)
-    RETRY_S = 1.0  # a lost clock's port is tried again this often
+    RETRY_S = 1.0  # a port that is there but does not answer is tried again this often
+    # A lost port whose path is watched (``Ports.await_path``) is looked at
+    # when it comes back, and this often all the same (an event missed: a
+    # folder inotify does not see, a link to a link).
+    SAFETY_S = 30.0
     TIMEOUT_S = 5.0  # a clock silent this long is lost (a busy laptop can stall 2 s)
     RELAYS = 4  # relayed requests waiting at most; more are answered busy
 
@@ -303,6 +350,8 @@ class Worker(threading.Thread):
         self.st: BoardState | None = None
         self.had = ""  # the id of the clock this worker had up on its port ("": none yet)
         self.device: Device | None = None  # the device it was on (reopened only if it is there)
+        self.away = ""  # why the port was not even tried ("": it was, or it is up)
+        self._look = False  # its path may have come back: look now
         self.ports = ports or PORTS
         # A board this port had before a restart shows at once.
         for st in self.states.values() if states is not None else ():
@@ -339,8 +388,10 @@ class Worker(threading.Thread):
             now = self.now()
             try:
                 if self.clock is None or self.st is None or self.st.link != "up":
-                    if now >= next_try:
-                        next_try = now + self.RETRY_S
+                    if now >= next_try or self._look:
+                        self._look = False
+                        # Watched before it is looked at: a path made meanwhile wakes it.
+                        watched = not _is_url(self.port) and self.ports.await_path(self.port, self)
                         self._connect()
                         if (
                             self.on_connect is not None
@@ -352,10 +403,16 @@ class Worker(threading.Thread):
                             except LinkError as e:
                                 self._lost(str(e))
                         self.ready.set()
+                        # Gone (or another device there): nothing to try until its
+                        # path changes. There but not answering: tried again soon.
+                        wait = self.SAFETY_S if self.away and watched else self.RETRY_S
+                        next_try = self.now() + wait
                     if self.clock is None or self.st is None or self.st.link != "up":
                         self._fail_calls()  # (a call made as the clock came up runs next)
                         self._unwatch()
                         self._sleep(next_try - self.now())
+                    else:
+                        self.ports.forget_path(self)
                     continue
                 try:
                     self._run_calls()
@@ -384,6 +441,7 @@ class Worker(threading.Thread):
                 self._crashed(e)
                 next_try = self.now() + self.RETRY_S
         self._unwatch()
+        self.ports.forget_path(self)
         if self.clock is not None:
             self.clock.close()
 
@@ -435,6 +493,11 @@ class Worker(threading.Thread):
 
     def wake(self) -> None:
         """Run the loop now (the port has bytes, a request came)."""
+        self._wake.set()
+
+    def appeared(self) -> None:
+        """The lost port's path (or its link's target) may be back: look now."""
+        self._look = True
         self._wake.set()
 
     def stop(self) -> None:
@@ -502,9 +565,12 @@ class Worker(threading.Thread):
 
     def _elsewhere(self) -> str:
         """Why the port must not be opened now ("": it may): the device this
-        worker had is gone, or another one has its path."""
+        worker had is gone, or another one has its path; or, before any
+        clock was up on it, nothing is at its path."""
         if self.device is None:
-            return ""
+            if _is_url(self.port) or os.path.exists(self.port):
+                return ""
+            return "%s is not there: waiting for a clock to appear" % self.port
         now = device_at(self.port)
         if now is None:
             return "%s is gone: waiting for the clock to come back" % self.port
@@ -513,7 +579,7 @@ class Worker(threading.Thread):
         return ""
 
     def _connect(self) -> None:
-        away = self._elsewhere()
+        away = self.away = self._elsewhere()
         if away:
             if self.clock is not None:
                 self.clock.close()
@@ -699,6 +765,11 @@ def same_news(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
         return False
     ticked = old["left"][run] - (new["t"] - old["t"])
     return abs(ticked - new["left"][run]) <= DRIFT_MS
+
+
+def _is_url(port: str) -> bool:
+    """A pyserial URL (``loop://``, ``socket://``): no path to watch."""
+    return "://" in port
 
 
 def _has_fd(link: Any) -> bool:

@@ -46,10 +46,10 @@ from qizhong import timecontrol
 from qizhong.records import chess_pgn, go_sgf, xiangqi_pgn
 from qizhong.rules import chess, go
 from qizhong.server.board import BoardState
+from qizhong.server.start import USUAL, Start
 from qizhong.server.store import Board, Store
 
-GO_SIZE = 19
-FORMAT = "1"  # the kept records' format: a new writer, a new number
+FORMAT = "2"  # the kept records' format: a new writer, a new number (2: the game's start)
 CACHE = """CREATE TABLE IF NOT EXISTS feed_records (
   board INTEGER NOT NULL, game_no INTEGER NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL,
   moves TEXT NOT NULL DEFAULT '[]', PRIMARY KEY (board, game_no))"""
@@ -87,13 +87,15 @@ class Game:
     result: int = -1  # 0, 1: that side won; 2: a draw; -1: none yet
     flag: tuple[bool, bool] = (False, False)
     score: str = ""  # a Go score as the arbiter entered it (``B+3.5``)
+    start: Start = USUAL  # where it began (a session's FEN, Go setup)
 
 
 class Live:
-    """One game's position and record, built one move at a time."""
+    """One game's position and record, built one move at a time from ``start``."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, start: Start = USUAL) -> None:
         self.kind = kind
+        self.start = start
         self._reset()
 
     def _reset(self) -> None:
@@ -105,19 +107,23 @@ class Live:
     @property
     def xq(self) -> xiangqi_pgn.Game:
         if self._xq is None:
-            self._xq = xiangqi_pgn.Game()
+            self._xq = xiangqi_pgn.Game(headers=_fen(self.start))
         return self._xq
 
     @property
     def cb(self) -> chess.Board:
         if self._cb is None:
-            self._cb = chess.Board()
+            s = self.start
+            self._cb = chess.Board(s.fen or chess.STARTING_FEN, chess960=s.chess960)
         return self._cb
 
     @property
     def gb(self) -> go.Board:
         if self._gb is None:
-            self._gb = go.Board(GO_SIZE)
+            s = self.start
+            at = [[go.Point.from_gtp(p, s.size) for p in ps] for ps in (s.black, s.white)]
+            turn = go.WHITE if s.white_first else go.BLACK
+            self._gb = go.Board.from_setup(s.size, *at, turn=turn, komi=s.komi or go.KOMI)
         return self._gb
 
     def sync(self, played: list[str]) -> None:
@@ -151,14 +157,15 @@ class Live:
         if self.kind == "xiangqi":
             return {"kind": "xiangqi", "fen": self.xq.end().fen()}
         if self.kind == "go":
+            n = self.gb.size
             stones = []
-            for x in range(GO_SIZE):
-                for y in range(GO_SIZE):
+            for x in range(n):
+                for y in range(n):
                     c = self.gb.color_at(go.Point(x, y))
                     if c is not None:
                         colour = "black" if c == go.Color.BLACK else "white"
-                        stones.append([[x, GO_SIZE - 1 - y], colour])
-            return {"kind": "go", "size": GO_SIZE, "stones": stones}
+                        stones.append([[x, n - 1 - y], colour])
+            return {"kind": "go", "size": n, "stones": stones}
         if self.kind == "chess":
             return {"kind": "chess", "fen": self.cb.fen(), "svg": chess.svg(self.cb)}
         return {"kind": self.kind}
@@ -195,10 +202,15 @@ def _spec(spec: str) -> str | None:
     return spec or None
 
 
+def _fen(start: Start) -> dict[str, str]:
+    """A Xiangqi record's tags for its start (PGN's SetUp and FEN, written by the writer)."""
+    return {"FEN": start.fen} if start.fen else {}
+
+
 def _xiangqi(live: Live, g: Game) -> str:
     game = live.xq
     game.clocks[:] = [g.clocks[i] if i < len(g.clocks) else None for i in range(len(game.moves))]
-    game.headers = dict(_tags(g))
+    game.headers = dict(_tags(g), **_fen(live.start))
     game.headers["Red"] = g.info.first or "?"
     game.headers["Black"] = g.info.second or "?"
     game.headers["Result"] = RESULTS.get(g.result, ("*", ""))[0]
@@ -243,6 +255,8 @@ def go_result(g: Game) -> str:
 def _go(live: Live, g: Game) -> bytes:
     times = [go_sgf.MoveTime(ms) if ms is not None else None for ms in g.clocks]
     props = {}
+    if live.start.handicap:
+        props["HA"] = str(live.start.handicap)
     if g.info.event:
         props["EV"] = g.info.event
     if g.info.round:
@@ -343,6 +357,7 @@ class Feed:
             tuple(st.flag),
             self.version,
             self.scores.get((no, st.game_no), ""),
+            st.start,
         )
 
     def game_of(self, st: BoardState) -> Game:
@@ -358,15 +373,16 @@ class Feed:
             st.result,
             (st.flag[0], st.flag[1]),
             self.scores.get((st.board.no, st.game_no), ""),
+            st.start,
         )
 
     # -- on the feed's thread --------------------------------------------------------------
 
     def _live_of(self, st: BoardState, info: Info) -> Live:
         kept = self._kept.setdefault(st.board.no, _Kept())
-        gk = (st.game_no, info.game)
+        gk = (st.game_no, info.game, st.start)
         if kept.live is None or kept.key != gk:
-            kept.live, kept.key = Live(info.game), gk
+            kept.live, kept.key = Live(info.game, st.start), gk
             kept.record_key = kept.position_key = None
         kept.live.sync(st.played)
         return kept.live
@@ -398,7 +414,8 @@ class Feed:
         fields = dataclasses.astuple(st.board)
         played = "\n".join(g.played)
         return json.dumps([FORMAT, fields, st.game_no, played, g.clocks, g.result, g.flag,
-                           g.score, dataclasses.astuple(g.info)], ensure_ascii=False)  # fmt: skip
+                           g.score, dataclasses.astuple(g.info), g.start.words()],
+                          ensure_ascii=False)  # fmt: skip
 
     def _db(self) -> sqlite3.Connection:
         """The feed's own connection (on its thread): a cache, so no fsync per write."""
@@ -429,7 +446,8 @@ class Feed:
             pass
 
     def position_now(self, st: BoardState) -> dict[str, Any]:
-        key = (st.board.game, st.game_no, len(st.played), st.played[-1] if st.played else "")
+        key = (st.board.game, st.game_no, len(st.played), st.played[-1] if st.played else "",
+               st.start)  # fmt: skip
         kept = self._kept.get(st.board.no)
         if kept is not None and kept.position_key == key:
             return kept.position
@@ -468,6 +486,7 @@ class Feed:
             st.game_no,
             len(st.played),
             last,
+            st.start,
         ):
             return kept.position
         pos: dict[str, Any] = await self.run(self.position_now, st)
@@ -515,7 +534,7 @@ class Feed:
     def _past_now(self, no: int, game_no: int, key: tuple[Any, ...]) -> bytes:
         st = self.states[no]
         g = self.replay(no, game_no, st.board)
-        live = Live(g.info.game)
+        live = Live(g.info.game, g.start)
         live.sync(g.played)
         data = live.record(g)
         self._past_text[(no, game_no)] = (key, data)
@@ -551,6 +570,16 @@ class Feed:
             return None
         ok = isinstance(clocks, list) and len(clocks) == len(played)
         return clocks if ok and all(c is None or type(c) is int for c in clocks) else None
+
+    def start_of(self, no: int, game_no: int) -> Start:
+        """Where a game began, as its last made record had it (the usual start if
+        none was made, or one made before starts were kept)."""
+        try:
+            sql = "SELECT key FROM feed_records WHERE board=? AND game_no=?"
+            rows = list(self._db().execute(sql, (no, game_no)))
+            return Start.from_words(json.loads(rows[0][0])[9]) if rows else USUAL
+        except (sqlite3.Error, ValueError, IndexError, TypeError):
+            return USUAL
 
     # -- made as moves arrive ------------------------------------------------------------------
 
@@ -613,6 +642,8 @@ class Feed:
         if paired is not None:
             clocks = paired  # as the board's session paired them (a press ruled on is no move's)
         score = self.scores.get((no, game_no), "")
-        g = Game(info, played, clocks, result, (flag[0], flag[1]), score)
+        g = Game(
+            info, played, clocks, result, (flag[0], flag[1]), score, self.start_of(no, game_no)
+        )
         self._past[(no, game_no)] = (key, g)
         return g

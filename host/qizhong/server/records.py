@@ -26,14 +26,15 @@ from qizhong.server.feed import Game, Info, Live
 
 
 def _live(st: BoardState) -> Live:
-    live = Live(st.board.game)
+    live = Live(st.board.game, st.start)
     live.sync(st.played)
     return live
 
 
 def _game(st: BoardState) -> Game:
     clocks = [st.presses[i]["left"] if i < len(st.presses) else None for i in range(len(st.played))]
-    return Game(Info.of(st.board), list(st.played), clocks, st.result, (st.flag[0], st.flag[1]))
+    flag = (st.flag[0], st.flag[1])
+    return Game(Info.of(st.board), list(st.played), clocks, st.result, flag, start=st.start)
 
 
 def check_move(st: BoardState, text: str) -> str:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from qizhong.clocks.link import LinkError
-from qizhong.server import validate
+from qizhong.server import start, validate
 from qizhong.server.store import Stored
 
 if TYPE_CHECKING:
@@ -277,6 +277,25 @@ class Sessions:
             self.hall.store.add_entry(no, g.session, g.fed.row, {"close": why})
             self._to_board(g, closed=True)
 
+    def regame(self, no: int) -> None:
+        """The board's game changed (``players``, between games): its open session
+        of the old game, with no move yet, is closed; the next line makes one of
+        the board's game (its moves went to a board of another game: 500 at every
+        address of the board)."""
+        from qizhong.arbiter.chess import ChessSession
+        from qizhong.arbiter.go import GoSession
+
+        g = self.games.get(no)
+        st = self.hall.states.get(no)
+        if g is None or st is None:
+            return
+        s = g.console.session
+        kind = "go" if isinstance(s, GoSession) else "chess" if isinstance(s, ChessSession) else (
+            "xiangqi")  # fmt: skip
+        if kind != st.board.game and not s.played:
+            st.start = start.USUAL  # its FEN is no start of the board's game
+            self.close(no, "the board's game is now %s" % st.board.game)
+
     def rename(self, no: int, first: str | None, second: str | None) -> None:
         """The board's players changed (``players``): its open session's record
         names them from now on, and so does the session rebuilt after a restart
@@ -414,6 +433,7 @@ class Sessions:
             played = g.console.session.played
             st.played = [p.text for p in played]
             st.played_clocks = [p.clock_ms for p in played]  # a press ruled on is no move's
+            st.start = start.of_session(g.console.session)  # a FEN, a Go setup: every record's
             self._counted(g, st.game_no)
         acked = self.hall.acked
         known = {a["id"] for a in st.alerts}
@@ -501,6 +521,9 @@ def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]
     game = str(opts.get("game") or board.game)
     if game not in SPECS:
         raise OptionError("game: xiangqi, go or chess")
+    if game != board.game:  # its records, page and rounds are the board's game's
+        raise OptionError("game: board %d plays %s; its game is set first (players), between "
+                          "games" % (board.no, board.game))  # fmt: skip
     first_word, second_word = {"xiangqi": ("red", "black"), "go": ("black", "white"),
                                "chess": ("white", "black")}[game]  # fmt: skip
     out: dict[str, Any] = {
@@ -540,7 +563,53 @@ def _args(opts: dict[str, Any], board: Any, late: bool = True) -> dict[str, Any]
         raise OptionError("chess960: true, false or a position number 0-959")
     if out["handicap"] == 1:
         raise OptionError("handicap: 0, or 2 to 9 stones")
+    if out["left"] is not None and out["left"] not in (first_word, second_word):
+        raise OptionError("left: %s or %s" % (first_word, second_word))
+    _start_checked(game, out)
     return out
+
+
+def _start_checked(game: str, out: dict[str, Any]) -> None:
+    """The game's start from ``out`` (a FEN, Chess960, a Go handicap) checked by
+    the game's rules, as its session will set it up: ``OptionError`` naming the
+    option (a 400) rather than the session's refusal after it (a 409)."""
+    fen = out["fen"]
+    if game != "chess" and out["chess960"] not in (None, False):
+        raise OptionError("chess960: chess only")
+    if game == "xiangqi" and fen is not None:
+        from qizhong.rules import xiangqi
+
+        try:
+            over = xiangqi.Board(fen).outcome()
+        except xiangqi.XiangqiError as e:
+            raise OptionError("fen: %s" % e) from None
+        if over is not None:  # a game that could not begin (its session waited for ever)
+            raise OptionError("fen: the game is over in this position: %s" % over.reason)
+    elif game == "chess":
+        from qizhong.rules import chess
+
+        c960 = out["chess960"]
+        if out["lang"] not in chess.LANGUAGES:
+            raise OptionError("lang: one of %s" % ", ".join(chess.LANGUAGES))
+        if fen is not None and c960 is not None and not isinstance(c960, bool):
+            raise OptionError("chess960: a start position's number or a fen, not both")
+        if fen is not None:
+            try:
+                board = chess.Board(fen, chess960=bool(c960))
+            except ValueError as e:
+                raise OptionError("fen: %s" % e) from None
+            if not board.is_valid():
+                raise OptionError("fen: not a position chess can reach: %s" % board.status().name)
+            ending = board.ending()
+            if ending is not None:
+                raise OptionError("fen: the game is over in this position: %s" % ending.reason)
+    elif game == "go":
+        if fen is not None:
+            raise OptionError("fen: Xiangqi and chess only (a Go game starts from size, komi and "
+                              "handicap)")  # fmt: skip
+        size, most = out["size"], 5 if out["size"] == 9 else 9
+        if out["handicap"] > most:
+            raise OptionError("handicap: 2 to %d stones on %dx%d" % (most, size, size))
 
 
 class _Offline:
