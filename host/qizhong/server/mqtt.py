@@ -137,6 +137,7 @@ class Bridge:
     STATES_PER_S = 200  # as many as the pages get (hall.REMOTE_BATCH each REMOTE_S)
     MAX_REMOTE = 2000  # other servers' boards shown here
     MAX_COMMAND = 1024  # bytes of a command message (a request is at most a frame)
+    READ_BATCH = 64  # messages read from the socket between two waits
 
     def __init__(
         self,
@@ -219,7 +220,13 @@ class Bridge:
             self._publish_queued()
             rc = mqtt.MQTT_ERR_SUCCESS
             if ready.get(fd, 0) & (select.POLLIN | select.POLLERR | select.POLLHUP):
-                rc = c.loop_read()
+                rc = c.loop_read()  # one message: paho reads one a call
+                for _ in range(self.READ_BATCH):  # and those behind it, without a wait each
+                    if rc != mqtt.MQTT_ERR_SUCCESS or c.socket() is not sock:
+                        break
+                    if not dict(p.poll(0)).get(fd, 0) & select.POLLIN:
+                        break
+                    rc = c.loop_read()
             self._read_states()
             if rc == mqtt.MQTT_ERR_SUCCESS and c.want_write():
                 rc = c.loop_write()
