@@ -2,20 +2,23 @@
 """The hall under load and under attack (#21): clocks over 2 servers, one broker, many viewers.
 
     .venv/bin/python benchmarks/hall_network.py [--clocks N] [--idle V] [--active A]
-                                                [--presses K]   (default 500, 300, 20, 2)
+                                                [--presses K] [--floods queries,all]
+                                                (default 500, 300, 20, 2)
 
 Starts a real mosquitto and two ``qizhong serve --sim N/2 --mqtt`` (every
 clock the real firmware on MicroPython in real time), opens V idle
 WebSockets (they never read) and A active ones, split over the two
 servers, and presses every clock's lever K times, one press every
-``--gap`` ms over the hall. Then the same again while an anonymous flood
-runs: on the broker, fake board states of the largest size the schema
-takes and untagged commands to every clock; on the HTTP API, wrong
-passwords, bad queries and ``/api/boards?all=1``. For each phase it prints
-press -> active page p50/p99 (each press, at every active page of its
-server), the servers' peak memory (VmHWM), and boards lost (boards not
-``up`` at the end, and ``lost`` events kept). Real time on a shared
-machine: numbers, not pass/fail.
+``--gap`` ms over the hall. Then the same again while each flood runs, one
+phase each: ``queries``, #34's flood (150 ``status`` queries a second on
+the broker); ``mqtt``, fake board states of the largest size the schema
+takes, untagged commands to every clock and deep nesting; ``http``, wrong
+passwords, bad queries and ``/api/boards?all=1``; ``all``, mqtt and http
+together. For each phase it prints press -> active page p50/p99 (each
+press, at every active page of its server), the servers' peak memory
+(VmHWM), the CPU of each kind of process (servers, clocks, broker, flood,
+this one), and boards lost (boards not ``up`` at the end, and ``lost``
+events kept). Real time on a shared machine: numbers, not pass/fail.
 """
 
 from __future__ import annotations
@@ -79,8 +82,37 @@ def peak_kb(pid: int) -> int:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
 
 
-def flood(addr: str, servers: list[Server], ids: list[str], stop: Any) -> dict:
+FLOODS = {
+    "queries": "150 status queries a second over MQTT (#34's flood: 150 delayed a press 8-15 s)",
+    "mqtt": "fake states of the schema's largest size, untagged commands, deep nesting on MQTT",
+    "http": "wrong passwords, bad queries and /api/boards?all=1 on the HTTP API",
+    "all": "the mqtt and http floods together",
+}
+
+
+def queries(addr: str, ids: list[str], stop: Any) -> dict:
+    """#34's flood: ``status`` queries to the clocks from the open broker,
+    150 a second (the issue's 150 held a press 8-15 s)."""
+    host, port = addr.split(":")
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.connect(host, int(port))
+    c.loop_start()
+    sent, i, t0 = 0, 0, time.monotonic()
+    while not stop.is_set():
+        i += 1
+        cid = random.choice(ids)
+        c.publish("qizhong/hall/%s/cmd" % cid, json.dumps({"text": "%d status" % i}), 0)
+        sent += 1
+        time.sleep(max(0.0, t0 + sent / 150 - time.monotonic()))
+    c.loop_stop()
+    c.disconnect()
+    return {"mqtt": sent, "http": 0}
+
+
+def flood(addr: str, servers: list[Server], ids: list[str], stop: Any, kinds: str = "all") -> dict:
     """Anonymous traffic until ``stop``: counts of what was sent."""
+    if kinds == "queries":
+        return queries(addr, ids, stop)
     sent = {"mqtt": 0, "http": 0}
     host, port = addr.split(":")
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
@@ -128,7 +160,8 @@ def flood(addr: str, servers: list[Server], ids: list[str], stop: Any) -> dict:
                     pass
                 sent["http"] += 1
 
-    threads = [threading.Thread(target=f, daemon=True) for f in (mq, mq, http, http)]
+    which = {"mqtt": (mq, mq), "http": (http, http), "all": (mq, mq, http, http)}[kinds]
+    threads = [threading.Thread(target=f, daemon=True) for f in which]
     for t in threads:
         t.start()
     stop.wait()
@@ -139,13 +172,25 @@ def flood(addr: str, servers: list[Server], ids: list[str], stop: Any) -> dict:
     return sent
 
 
+def run_flood(out: Any, *args: Any) -> None:
+    """The flood process's body: its counts to ``out``."""
+    out.put(flood(*args))
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(
+        epilog="floods: " + "; ".join("%s: %s" % kv for kv in FLOODS.items())
+    )
     ap.add_argument("--clocks", type=int, default=500, help="simulated clocks in all (2 servers)")
     ap.add_argument("--idle", type=int, default=300, help="WebSockets that never read")
     ap.add_argument("--active", type=int, default=20, help="WebSockets that read")
     ap.add_argument("--presses", type=int, default=2, help="presses per clock per phase")
     ap.add_argument("--gap", type=int, default=20, help="ms between presses over the hall")
+    ap.add_argument(
+        "--floods",
+        default="queries,all",
+        help="the floods, each a phase after the quiet one: %s" % ", ".join(FLOODS),
+    )
     args = ap.parse_args()
     n = args.clocks // 2
     idle: list[websocket.WebSocket] = []
@@ -254,25 +299,27 @@ def main() -> int:
                 % (2 * n, args.idle, args.active, args.presses)
             )
             phase("quiet")
-            # The flood in its own process: its threads must not take this one's
-            # CPU (the pages' readers' timestamps are the measurement).
-            ctx = multiprocessing.get_context("fork")
-            stop = ctx.Event()
-            out = ctx.Queue()
-            cids = list(ids.values())
-            proc = ctx.Process(target=lambda: out.put(flood(addr, servers, cids, stop)))
-            proc.start()
-            w0 = time.monotonic()
-            phase("with an anonymous flood on the broker and the HTTP API")
-            stop.set()
-            counts = out.get(timeout=60)
-            proc.join(30)
-            wall = time.monotonic() - w0
-            print(
-                "  flood: %d MQTT messages (%.0f/s), %d HTTP requests (%.0f/s)"
-                % (counts.get("mqtt", 0), counts.get("mqtt", 0) / wall,
-                   counts.get("http", 0), counts.get("http", 0) / wall)
-            )  # fmt: skip
+            for kinds in args.floods.split(","):
+                # The flood in its own process: its threads must not take this one's
+                # CPU (the pages' readers' timestamps are the measurement).
+                ctx = multiprocessing.get_context("fork")
+                stop = ctx.Event()
+                out = ctx.Queue()
+                cids = list(ids.values())
+                proc = ctx.Process(target=run_flood, args=(out, addr, servers, cids, stop, kinds))
+                proc.start()
+                w0 = time.monotonic()
+                phase("flood %s: %s" % (kinds, FLOODS[kinds]))
+                stop.set()
+                counts = out.get(timeout=60)
+                proc.join(30)
+                wall = time.monotonic() - w0
+                print(
+                    "  flood: %d MQTT messages (%.0f/s), %d HTTP requests (%.0f/s)"
+                    % (counts.get("mqtt", 0), counts.get("mqtt", 0) / wall,
+                       counts.get("http", 0), counts.get("http", 0) / wall)
+                )  # fmt: skip
+                time.sleep(2)  # what the flood left queued drains before the next phase
             done.set()
         finally:
             for w in idle:
