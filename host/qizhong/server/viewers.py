@@ -69,10 +69,16 @@ class Viewer:
             timer = loop.call_later(SEND_S, self._check)
             try:
                 while (self.first or self.waiting) and not self.ws.closed:
-                    queue = self.first or self.waiting
+                    mine = bool(self.first)
+                    queue = self.first if mine else self.waiting
                     msg = queue.pop(next(iter(queue)))
                     try:
                         await self.ws.send_str(msg)
+                        if not mine:
+                            # A send into a socket with room does not yield: without
+                            # this a batch of other servers' boards to every page held
+                            # the loop while this server's own news waited (#34).
+                            await asyncio.sleep(0)
                     except asyncio.CancelledError:
                         if not self.stuck:
                             raise  # stop(): the page closed
