@@ -55,3 +55,46 @@ def server(tmp_path, request):
         yield s
     finally:
         s.stop()
+
+
+# -- make test's schedule (pytest-xdist, --dist loadgroup) ----------------------------------
+# Each file's tests run on one worker, in one process (its module fixtures: one server, one
+# browser), but the tests of SPREAD's files, which share nothing, go to any worker: run as one
+# file each, they were a worker's last minutes while the other stood idle. LONGEST's files
+# start first (Graham's rule: the long jobs first, the short ones fill the gaps); their order
+# is the seconds each took in a full run (#34), longest first.
+SPREAD = (
+    "test_docs_commands.py",
+    "test_mqtt.py",
+    "test_server.py",
+    "test_journal.py",
+    "test_hall_session.py",
+    "test_xiangqi.py",
+)
+LONGEST = (
+    "test_tournament_hall.py",
+    "test_docs_commands.py",
+    "test_mqtt.py",
+    "test_server.py",
+    "test_journal.py",
+    "test_hall_session.py",
+    "test_xiangqi.py",
+    "test_hall_session_browser.py",
+    "test_bundle.py",
+    "test_tournament_event.py",
+    "test_hall_alerts.py",
+    "test_hall_logins.py",
+    "test_link_hardening.py",
+    "test_sim_cli.py",
+    "test_properties.py",
+    "test_voice_assets.py",
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST)}
+    items.sort(key=lambda it: rank.get(it.path.name, len(LONGEST)))  # stable: else as collected
+    for it in items:
+        if it.path.name not in SPREAD:
+            it.add_marker(pytest.mark.xdist_group(it.path.name))

@@ -281,6 +281,8 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     b.get(server.url + "/rounds")
     b.find_element(By.ID, "password").send_keys(PASSWORD)
     b.find_element(By.ID, "login").click()
+    # Logged in before the page is loaded again (a login under way would be cut off).
+    desk.until(lambda: b.find_element(By.ID, "import").is_displayed())
     r1 = str(tmp_path / "round1.csv")
     write_csv(r1, 1)
     import_and_start(desk, r1, 1)
