@@ -54,8 +54,12 @@ hall: $(RUN)
 hall-stop: $(RUN)
 	$(BIN)/qizhong serve --stop-sims --db "$${TMPDIR:-/tmp}/qizhong-hall.sqlite"
 
+# Workers: 1.5 per core, as most tests wait on something in real time (a clock, a
+# server, a browser), and a waiting worker leaves its core to another.
+JOBS    ?= $(shell echo $$(( $$(nproc) * 3 / 2 )))
+
 test: debian-deps lint
-	$(BIN)/pytest -q -n auto --dist loadfile tests
+	$(BIN)/pytest -q -n $(JOBS) --dist loadfile --no-loadscope-reorder tests
 
 lint: $(STAMP)
 	$(BIN)/ruff check firmware host tests benchmarks tools jig hardware

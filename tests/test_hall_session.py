@@ -267,7 +267,8 @@ def test_go_a_second_pass_entered_before_its_press_gets_its_time(server):
     sims.press(server.sim(1), levers[0])
     wait_for(server, ws, lambda v: v["moves"][2]["left"] is not None)
     last = server.get("/api/boards/1/session")["moves"][2]
-    server.wait(ws, lambda m: m["type"] == "board" and m["board"]["state"] == "paused")
+    # The clock paused at the second pass's press (GO-5): its news may have come already.
+    server.until(lambda: server.get("/api/boards/1")["state"] == "paused", "the pause", ws=ws)
     assert line(server, "count")["ok"]
     sgf = record(server, "/api/boards/1/session/record")
     assert "BL[%d" % (last["left"] // 1000) in sgf.rsplit(";", 1)[1]  # the last node: the pass

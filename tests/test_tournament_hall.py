@@ -26,13 +26,17 @@ import urllib.request
 import uuid
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import chess.pgn
 import pytest
 from browser import chromium
 from hallserver import PASSWORD, WAIT_S, Server
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import (
+    ElementNotInteractableException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from sgfmill import sgf
@@ -68,9 +72,11 @@ def names(rnd: int, no: int) -> tuple[str, str]:
 class Desk:
     """The arbiter's desk: the server, its API, and one logged-in browser."""
 
-    def __init__(self, server: Server, browser: Any) -> None:
+    def __init__(self, server: Server, browser: Any, pool: ThreadPoolExecutor) -> None:
         self.s, self.b = server, browser
         self.clocks: dict[int, sims.SimClock] = {}
+        self.pool = pool  # each press is held there until its lever is up again
+        self.down: dict[tuple[int, int], Future[None]] = {}  # (board, side): a press not yet up
 
     # -- the API (what the players' presses and the scorekeepers' entries do) -------------
 
@@ -90,7 +96,13 @@ class Desk:
         return self.clocks[no]
 
     def press(self, no: int, side: int) -> None:
-        sims.press(self.sim(no), LEVER[side])
+        """The lever pressed, once its last press is up again: a press of a lever
+        still down is no press (the simulator's ``up``), and two plies of a board
+        can come faster than a press's 80 ms hold."""
+        held = self.down.pop((no, side), None)
+        if held is not None:
+            held.result(WAIT_S)
+        self.down[no, side] = self.pool.submit(sims.press, self.sim(no), LEVER[side], wait_up=True)
 
     def board(self, no: int | None, fn: Any, what: str) -> Any:
         """``fn()`` once it holds, looked at again at each news of board ``no``
@@ -139,14 +151,15 @@ class Desk:
         )
 
     def click(self, css: str, answer: bool = True) -> None:
-        """Click (found again if the page redrew it), and answer the question it asks
+        """Click (found again if the page redrew it, once it can be clicked: a
+        button the page shows after an answer), and answer the question it asks
         (the page's own dialog, web/common.js askFirst)."""
 
         def once() -> bool:
             try:
                 self.b.find_element(By.CSS_SELECTOR, css).click()
                 return True
-            except StaleElementReferenceException:
+            except (StaleElementReferenceException, ElementNotInteractableException):
                 return False
 
         self.until(once)
@@ -242,7 +255,8 @@ def opened(tmp_path: Any, n: int) -> Iterator[Desk]:
     try:
         server.boards_up(server.socket())
         browser = chromium(1366, 768)
-        yield Desk(server, browser)
+        with ThreadPoolExecutor(n) as pool:  # a press of each board at once
+            yield Desk(server, browser, pool)
     finally:
         if browser is not None:
             browser.quit()
@@ -267,6 +281,8 @@ def test_a_two_round_tournament_from_the_pages(hall, tmp_path):
     b.get(server.url + "/rounds")
     b.find_element(By.ID, "password").send_keys(PASSWORD)
     b.find_element(By.ID, "login").click()
+    # Logged in before the page is loaded again (a login under way would be cut off).
+    desk.until(lambda: b.find_element(By.ID, "import").is_displayed())
     r1 = str(tmp_path / "round1.csv")
     write_csv(r1, 1)
     import_and_start(desk, r1, 1)
