@@ -11,8 +11,10 @@ from hypothesis import settings
 
 # `make test` explores the same examples on every machine, so a red CI run
 # is reproducible; QIZHONG_HYPOTHESIS=explore (make fuzz-props) draws new ones.
-settings.register_profile("repeatable", derandomize=True, print_blob=True)
-settings.register_profile("explore", max_examples=2000, print_blob=True)
+# No deadline: a wall-clock bound per example fails on a loaded machine (a
+# 0.4 ms example took 281 ms once); time in these tests is virtual.
+settings.register_profile("repeatable", derandomize=True, print_blob=True, deadline=None)
+settings.register_profile("explore", max_examples=2000, print_blob=True, deadline=None)
 settings.load_profile(
     "explore" if os.environ.get("QIZHONG_HYPOTHESIS") == "explore" else "repeatable"
 )
