@@ -520,7 +520,9 @@ def test_a_busy_answer_makes_the_driver_send_the_same_request_again():
 
         px.to_clock = busy_once
         clock.penalty(1, -60000)
-        assert clock.link.busy == 1 and len(seen) == 2 and seen[0] == seen[1]
+        # The same frame again (more than once if a loaded machine let its reply
+        # be late: the clock answers a repeat from its cache), run once (below).
+        assert clock.link.busy == 1 and len(seen) >= 2 and seen.count(seen[0]) == len(seen)
         assert clock.status().left == (600000, 540000)
         clock.close()
 

@@ -121,6 +121,22 @@ def test_commands_from_another_laptop_carry_the_clocks_own_tag(tmp_path, broker)
 # -- #21: the hall's network, attacked from the broker ------------------------------------
 
 
+@pytest.fixture
+def served(tmp_path, broker):
+    """Server ``a`` (one clock) on the broker, a page's socket on it with its
+    board up, and ``Anon`` once ``a`` has announced itself; both stopped after."""
+    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
+    anon = Anon(broker)
+    try:
+        ws = a.socket()
+        a.boards_up(ws)
+        anon.ready("a")
+        yield a, anon, ws
+    finally:
+        anon.close()
+        a.stop()
+
+
 class Anon:
     """Anyone on the hall's network: a paho client with no key and no password."""
 
@@ -280,144 +296,114 @@ def test_an_anonymous_command_changes_no_clock_and_every_relayed_change_is_recor
         a.stop()
 
 
-def test_a_flood_of_wrong_tags_and_queries_is_counted_not_kept(tmp_path, broker):
+def test_a_flood_of_wrong_tags_and_queries_is_counted_not_kept(served):
     """#34 item 3 and "a clock's events go first": 120 changes with wrong but
     well-formed tags filled the action record (483 rows in 30 s); now each
     the clock refuses is counted and its row gone, and `/api/actions` comes in
     pages. Past the bridge's bounds (20 tagged and 20 untagged requests a
     second) requests are dropped unread and counted, never queued for the
     clock nor answered."""
-    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
-    anon = Anon(broker)
+    a, anon, _ = served
 
     def replies(low, high):
         bodies = [json.loads(p) for _, p in list(anon.everything) if p.startswith(b'{"rid": "')]
         return [r for r in bodies if low <= int(r["rid"]) < high]
 
-    try:
-        a.boards_up(a.socket())
-        anon.ready("a")
-        anon.listen("a-sim-1/reply")
-        for i in range(120):
-            anon.pub("a-sim-1/cmd", {"text": "%d start 0 ~%d %s" % (1000 + i, i + 1, "0" * 32)})
-        anon.pub("a-sim-1/cmd", {"text": "9999 status"})  # a marker: untagged, after them
-        anon.until(lambda got: any(b'"9999"' in p for _, p in got))
-        counts = a.get("/api/relays")  # every change has been taken or dropped
-        anon.until(lambda got: len(replies(1000, 2000)) >= 120 - counts["flooded"])
-        got = replies(1000, 2000)
-        refused = [r for r in got if "unpaired" in r["text"]]
-        assert refused and all(not r["ok"] for r in got)
-        counts = a.get("/api/relays")
-        assert len(got) + counts["flooded"] == 120 and counts["flooded"] >= 120 - 2 * 20
-        assert [x for x in a.get("/api/actions") if x["verb"] == "relay"] == []
-        assert counts["refused"][0]["refused"] == len(refused)
-        for i in range(300):
-            anon.pub("a-sim-1/cmd", {"text": "%d status" % (3000 + i)})
-        anon.pub("a-sim-1/cmd", {"text": "9998 start 0 ~1 " + "0" * 32})  # a tagged marker
-        anon.until(lambda got: any(b'"9998"' in p for _, p in got))
-        flooded = a.get("/api/relays")["flooded"] - counts["flooded"]
-        anon.until(lambda got: len(replies(3000, 4000)) >= 300 - flooded)  # those still queued
-        answered = replies(3000, 4000)
-        assert len(answered) + flooded == 300 and flooded >= 300 - 2 * 20
-        # Paged like the events: a limit, and a Link to the next page.
-        for i in range(3):
-            a.post("/api/boards/1/players", {"first": "Li %d" % i, "second": "Wang"})
-        page = urllib.request.urlopen(a.url + "/api/actions?limit=2", timeout=10)
-        assert len(json.load(page)) == 2 and 'rel="next"' in page.headers["Link"]
-    finally:
-        anon.close()
-        a.stop()
+    anon.listen("a-sim-1/reply")
+    for i in range(120):
+        anon.pub("a-sim-1/cmd", {"text": "%d start 0 ~%d %s" % (1000 + i, i + 1, "0" * 32)})
+    anon.pub("a-sim-1/cmd", {"text": "9999 status"})  # a marker: untagged, after them
+    anon.until(lambda got: any(b'"9999"' in p for _, p in got))
+    counts = a.get("/api/relays")  # every change has been taken or dropped
+    anon.until(lambda got: len(replies(1000, 2000)) >= 120 - counts["flooded"])
+    got = replies(1000, 2000)
+    refused = [r for r in got if "unpaired" in r["text"]]
+    assert refused and all(not r["ok"] for r in got)
+    counts = a.get("/api/relays")
+    assert len(got) + counts["flooded"] == 120 and counts["flooded"] >= 120 - 2 * 20
+    assert [x for x in a.get("/api/actions") if x["verb"] == "relay"] == []
+    assert counts["refused"][0]["refused"] == len(refused)
+    for i in range(300):
+        anon.pub("a-sim-1/cmd", {"text": "%d status" % (3000 + i)})
+    anon.pub("a-sim-1/cmd", {"text": "9998 start 0 ~1 " + "0" * 32})  # a tagged marker
+    anon.until(lambda got: any(b'"9998"' in p for _, p in got))
+    flooded = a.get("/api/relays")["flooded"] - counts["flooded"]
+    anon.until(lambda got: len(replies(3000, 4000)) >= 300 - flooded)  # those still queued
+    answered = replies(3000, 4000)
+    assert len(answered) + flooded == 300 and flooded >= 300 - 2 * 20
+    # Paged like the events: a limit, and a Link to the next page.
+    for i in range(3):
+        a.post("/api/boards/1/players", {"first": "Li %d" % i, "second": "Wang"})
+    page = urllib.request.urlopen(a.url + "/api/actions?limit=2", timeout=10)
+    assert len(json.load(page)) == 2 and 'rel="next"' in page.headers["Link"]
 
 
-def test_untagged_changes_from_the_broker_get_a_bounded_count_of_refusals(tmp_path, broker):
+def test_untagged_changes_from_the_broker_get_a_bounded_count_of_refusals(served):
     """#34: each untagged change from the broker was parsed and answered with
     a refusal, so a flood of them cost the server a reply each. Now requests
     past the bridge's bound are dropped before they are read (counted):
     20 a second with no tag, whatever they ask."""
-    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
-    anon = Anon(broker)
-    try:
-        a.boards_up(a.socket())
-        anon.ready("a")
-        anon.listen("a-sim-1/reply")
-        t0 = time.monotonic()
-        for i in range(300):
-            text = "%d start 0" % (1000 + i)
-            anon.c.publish("qizhong/hall/a-sim-1/cmd", json.dumps({"text": text}), 0)
-        anon.pub("a-sim-1/cmd", {"text": "9999 status ~1 " + "0" * 32})  # a marker: last
-        anon.until(lambda got: any(b'"9999"' in p for _, p in got))
-        took = time.monotonic() - t0
-        refusals = [p for _, p in anon.everything if b"auth required" in p]
-        flooded = a.get("/api/relays")["flooded"]
-        assert len(refusals) + flooded == 300
-        assert len(refusals) <= 20 + 20 * took + 1, (len(refusals), took)
-    finally:
-        anon.close()
-        a.stop()
+    a, anon, _ = served
+    anon.listen("a-sim-1/reply")
+    t0 = time.monotonic()
+    for i in range(300):
+        text = "%d start 0" % (1000 + i)
+        anon.c.publish("qizhong/hall/a-sim-1/cmd", json.dumps({"text": text}), 0)
+    anon.pub("a-sim-1/cmd", {"text": "9999 status ~1 " + "0" * 32})  # a marker: last
+    anon.until(lambda got: any(b'"9999"' in p for _, p in got))
+    took = time.monotonic() - t0
+    refusals = [p for _, p in anon.everything if b"auth required" in p]
+    flooded = a.get("/api/relays")["flooded"]
+    assert len(refusals) + flooded == 300
+    assert len(refusals) <= 20 + 20 * took + 1, (len(refusals), took)
 
 
-def test_a_flood_of_states_costs_a_board_its_newest_state_not_a_parse_each(tmp_path, broker):
+def test_a_flood_of_states_costs_a_board_its_newest_state_not_a_parse_each(served):
     """#34: every state from the broker was parsed and checked as it came, so
     a flood of fake boards' states held the bridge's thread (and the GIL)
     while a press waited. Now each board's newest state waits unread, at
     most 200 read a second: 3,000 states of one board cost far fewer reads,
     and the page still gets the last one."""
-    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
-    anon = Anon(broker)
-    try:
-        ws = a.socket()
-        a.boards_up(ws)
-        anon.ready("a")
-        anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
-        for i in range(3000):
-            anon.c.publish("qizhong/hall/b-1/state", json.dumps(fake_state("b", "b-1", t=i)), 0)
-        anon.pub("b-1/state", fake_state("b", "b-1", t=3000, players=["Last", "One"]))
-        a.wait(ws, lambda m: m["type"] == "board" and m["board"]["players"] == ["Last", "One"])
-        counts = a.get("/api/relays")
-        assert counts["states_read"] + counts["states_replaced"] >= 3001
-        assert counts["states_read"] < 1500, counts
-        with urllib.request.urlopen(a.url + "/api/boards?all=1", timeout=10) as r:
-            shown = [v for v in strict_json(r.read().decode()) if v.get("server") == "b"]
-        assert [(v["clock_id"], v["t"], v["players"]) for v in shown] == [
-            ("b-1", 3000, ["Last", "One"])
-        ]
-    finally:
-        anon.close()
-        a.stop()
+    a, anon, ws = served
+    anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
+    for i in range(3000):
+        anon.c.publish("qizhong/hall/b-1/state", json.dumps(fake_state("b", "b-1", t=i)), 0)
+    anon.pub("b-1/state", fake_state("b", "b-1", t=3000, players=["Last", "One"]))
+    a.wait(ws, lambda m: m["type"] == "board" and m["board"]["players"] == ["Last", "One"])
+    counts = a.get("/api/relays")
+    assert counts["states_read"] + counts["states_replaced"] >= 3001
+    assert counts["states_read"] < 1500, counts
+    with urllib.request.urlopen(a.url + "/api/boards?all=1", timeout=10) as r:
+        shown = [v for v in strict_json(r.read().decode()) if v.get("server") == "b"]
+    assert [(v["clock_id"], v["t"], v["players"]) for v in shown] == [
+        ("b-1", 3000, ["Last", "One"])
+    ]
 
 
-def test_nothing_the_broker_sends_kills_the_bridge_or_reaches_a_page_unchecked(tmp_path, broker):
+def test_nothing_the_broker_sends_kills_the_bridge_or_reaches_a_page_unchecked(served):
     """#21 items 2-5 and 7: deep nesting, NaN, a 1 MB state, a javascript: link,
     a malformed state, a fake board taking another's key; then a good state
     still arrives, and the server's JSON is strict."""
-    a = Server(str(tmp_path / "a.sqlite"), 1, ("--mqtt", broker), name="a")
-    anon = Anon(broker)
-    try:
-        ws = a.socket()
-        a.boards_up(ws)
-        anon.ready("a")
-        anon.pub("a-sim-1/cmd", "[" * 100000)  # RecursionError in paho's thread, before
-        anon.pub("x-1/state", "[" * 5000, retain=True)  # under the size bound: deep
-        anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
-        anon.pub("b-1/state", fake_state("b", "b-1", left=[float("nan"), 1]), retain=True)
-        anon.pub("b-2/state", fake_state("b", "b-2", no=2, players=["x" * 10**6, ""]))
-        anon.pub("b-3/state", {"server": "b", "no": 3, "clock_id": "b-3"}, retain=True)
-        anon.pub("b-4/state", fake_state("b", "b-4", no=4, url="javascript:alert(1)"))
-        anon.pub("b-5/state", fake_state("b", "b-5", no=5))
-        anon.pub("fake/state", fake_state("b", "fake", no=5, players=["Fake", "Fake"]))
-        anon.pub("c-1/state", fake_state("c", "c-1"))  # server c never announced itself
-        anon.pub("b-6/state", fake_state("b", "b-6", no=6))  # after all that: still heard
-        a.wait(ws, lambda m: m["type"] == "board" and m["board"]["clock_id"] == "b-6")
-        with urllib.request.urlopen(a.url + "/api/boards?all=1", timeout=10) as r:
-            hall = strict_json(r.read().decode())
-        remote = {v["clock_id"]: v for v in hall if v.get("server")}
-        assert sorted(remote) == ["b-4", "b-5", "b-6"]
-        assert remote["b-4"]["url"] == "http://127.0.0.1:9/"  # its server's, not the state's
-        assert remote["b-5"]["players"] == ["Li", "Wang"]  # the fake did not take b-5's key
-        assert all(len(json.dumps(v)) < 4000 for v in hall)
-    finally:
-        anon.close()
-        a.stop()
+    a, anon, ws = served
+    anon.pub("a-sim-1/cmd", "[" * 100000)  # RecursionError in paho's thread, before
+    anon.pub("x-1/state", "[" * 5000, retain=True)  # under the size bound: deep
+    anon.pub("server/b", {"url": "http://127.0.0.1:9/"}, retain=True)
+    anon.pub("b-1/state", fake_state("b", "b-1", left=[float("nan"), 1]), retain=True)
+    anon.pub("b-2/state", fake_state("b", "b-2", no=2, players=["x" * 10**6, ""]))
+    anon.pub("b-3/state", {"server": "b", "no": 3, "clock_id": "b-3"}, retain=True)
+    anon.pub("b-4/state", fake_state("b", "b-4", no=4, url="javascript:alert(1)"))
+    anon.pub("b-5/state", fake_state("b", "b-5", no=5))
+    anon.pub("fake/state", fake_state("b", "fake", no=5, players=["Fake", "Fake"]))
+    anon.pub("c-1/state", fake_state("c", "c-1"))  # server c never announced itself
+    anon.pub("b-6/state", fake_state("b", "b-6", no=6))  # after all that: still heard
+    a.wait(ws, lambda m: m["type"] == "board" and m["board"]["clock_id"] == "b-6")
+    with urllib.request.urlopen(a.url + "/api/boards?all=1", timeout=10) as r:
+        hall = strict_json(r.read().decode())
+    remote = {v["clock_id"]: v for v in hall if v.get("server")}
+    assert sorted(remote) == ["b-4", "b-5", "b-6"]
+    assert remote["b-4"]["url"] == "http://127.0.0.1:9/"  # its server's, not the state's
+    assert remote["b-5"]["players"] == ["Li", "Wang"]  # the fake did not take b-5's key
+    assert all(len(json.dumps(v)) < 4000 for v in hall)
 
 
 def test_no_server_is_named_as_a_topics_word_and_links_end_in_a_slash(tmp_path, broker):
